@@ -306,12 +306,56 @@ static void print_region_run_skip(Emitter *E, const CpuBlock *r, const Var *set,
             outf(E, "krt_f->%s = %s;", cached_name(r, r->cache[i]), cached_name(r, r->cache[i]));
 }
 
+static void print_split_points(Emitter *E, const CpuBlock *bar);
+static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b, int k,
+                            const char *lo, const char *hi, bool *val);
+
+/* The bound krt_xn of a region's `if X < U` (CpuBlock.xclamp). */
+static void print_xn(Emitter *E, const CpuBlock *r)
+{
+    const char *base = r->xclamp_base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
+    const char *b = base && r->xclamp_c ? arena_printf("%s + %lld", base, (long long)r->xclamp_c)
+                    : base ? base : arena_printf("%lld", (long long)r->xclamp_c);
+    outf(E, "const unsigned krt_xn = krt_clamp_below(%s, %s, krt_b->block_dim.x);",
+         unparen(ex(E, tree(r->xclamp))), b);
+}
+
+static void print_region_loop(Emitter *E, const CpuBlock *r);
+
 /* A region: one loop over the threads (those still running, if its first
- * item says so). */
+ * item says so).  barrier (issue 10): a clamped region (xclamp) or one
+ * with conditions on the thread index (bar_split) has, for a 1-D block,
+ * a loop with an int counter (print_bar_range), in ranges. */
 static void print_region(Emitter *E, const CpuBlock *r)
 {
     enter_block(E, r);
     emit_lineno(E, r->line);
+    if ((!r->xclamp && !r->bar_split.len) || r->uvars.len || E->debug) {
+        print_region_loop(E, r);
+        return;
+    }
+    outf(E, "if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {");
+    E->indent++;
+    outf(E, "/* a 1-D block: the threads in ranges */");
+    outf(E, "krt_tid.y = 0;");
+    outf(E, "krt_tid.z = 0;");
+    if (r->xclamp)
+        print_xn(E, r);
+    print_split_points(E, r);
+    bool val[2];   /* lower_cpu.c's SPLIT_MAX */
+    print_bar_range(E, r, r, NULL, 0, "0", r->xclamp ? "krt_xn" : "krt_b->block_dim.x", val);
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->indent--;
+    outf(E, "} else {");
+    E->indent++;
+    print_region_loop(E, r);
+    E->indent--;
+    outf(E, "}");
+}
+
+static void print_region_loop(Emitter *E, const CpuBlock *r)
+{
     /* a uniform variable the threads assign: each starts from its value
      * on entry, and all end with the same one */
     if (r->uvars.len > 0) {
@@ -326,11 +370,7 @@ static void print_region(Emitter *E, const CpuBlock *r)
         /* (lower_cpu's xclamp_region: no uniform variable assigned here) */
         outf(E, "{");
         E->indent++;
-        const char *base = r->xclamp_base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
-        const char *b = base && r->xclamp_c ? arena_printf("%s + %lld", base, (long long)r->xclamp_c)
-                        : base ? base : arena_printf("%lld", (long long)r->xclamp_c);
-        outf(E, "const unsigned krt_xn = krt_clamp_below(%s, %s, krt_b->block_dim.x);",
-             unparen(ex(E, tree(r->xclamp))), b);
+        print_xn(E, r);
         outf(E, "KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {");
     } else {
         outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
@@ -920,9 +960,25 @@ static void print_block(Emitter *E, const CpuBlock *b)
     die("bad CPU block %d", (int)b->kind);
 }
 
-/* barrier (issue 10): the fused loop of print_bar_fused over the threads
- * lo to hi, split at the points of conditions k on (CpuBlock.bar_split):
- * each range's loop prints those conditions as their values there. */
+/* barrier (issue 10): the split points krt_sK of bar's conditions
+ * (CpuBlock.bar_split). */
+static void print_split_points(Emitter *E, const CpuBlock *bar)
+{
+    for (int k = 0; k < bar->bar_split.len; k++) {
+        const CpuSplit *sp = bar->bar_split.items[k];
+        const char *base = sp->base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
+        outf(E, "const size_t krt_s%d = krt_clamp_below(%s, %s, krt_b->block_dim.x);", k,
+             unparen(ex(E, tree(sp->u))),
+             base && sp->c ? arena_printf("%s + %lld", base, (long long)sp->c)
+                           : base ? base : arena_printf("%lld", (long long)sp->c));
+    }
+}
+
+/* barrier (issue 10): the 1-D thread loop over the threads lo to hi of
+ * region a (b NULL) or of the fused regions a, bar, b (print_bar_fused),
+ * split at the points of bar's conditions k on (CpuBlock.bar_split, bar
+ * the region itself when b is NULL): each range's loop prints those
+ * conditions as their values there. */
 static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b, int k,
                             const char *lo, const char *hi, bool *val)
 {
@@ -945,7 +1001,7 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
             m = c;
         }
         for (int h = 0; h < 2; h++) {
-            bool upper = bar->bar_desc ? h == 0 : h == 1;
+            bool upper = b && bar->bar_desc ? h == 0 : h == 1;
             val[k] = upper ? !sp->below : sp->below;
             print_bar_range(E, a, bar, b, k + 1, upper ? m : lo, upper ? hi : m, val);
         }
@@ -956,7 +1012,7 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
         return;
     }
     /* the conditions' values in this range */
-    CpuBind *binds = NULL;
+    const CpuBind *binds = a->binds;
     for (int j = 0; j < bar->bar_split.len; j++) {
         const CpuSplit *sp = bar->bar_split.items[j];
         for (int i = 0; i < sp->conds.len; i++) {
@@ -971,7 +1027,7 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
     /* an int counter (blockDim.x <= 1024): tx = (int32_t)krt_tid.x is
      * then the counter itself to the C compiler, an affine index */
     const char *ilo = strcmp(lo, "0") == 0 ? "0" : arena_printf("(int)%s", lo);
-    if (bar->bar_desc)
+    if (b && bar->bar_desc)
         outf(E, "for (int krt_x = (int)%s; krt_x-- > %s;) {", hi, ilo);
     else
         outf(E, "for (int krt_x = %s; krt_x < (int)%s; krt_x++) {", ilo, hi);
@@ -979,6 +1035,14 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
     outf(E, "krt_t = (size_t)krt_x;");
     outf(E, "krt_tid.x = (unsigned)krt_x;");
     outf(E, "krt_f = &krt_fr[krt_t];");
+    if (!b) {
+        E->cpu_binds = binds;
+        print_region_run(E, a, NULL, NULL, false);
+        E->cpu_binds = a->binds;
+        E->indent--;
+        outf(E, "}");
+        return;
+    }
     for (int i = 0; i < bar->bar_local.len; i++) {
         const Var *v = bar->bar_local.items[i];
         outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), cached_name(a, v), zero_of(v->type));
@@ -1022,14 +1086,7 @@ static void print_bar_fused(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
          bar->bar_desc ? "descending" : "ascending");
     outf(E, "krt_tid.y = 0;");
     outf(E, "krt_tid.z = 0;");
-    for (int k = 0; k < bar->bar_split.len; k++) {
-        const CpuSplit *sp = bar->bar_split.items[k];
-        const char *base = sp->base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
-        outf(E, "const size_t krt_s%d = krt_clamp_below(%s, %s, krt_b->block_dim.x);", k,
-             unparen(ex(E, tree(sp->u))),
-             base && sp->c ? arena_printf("%s + %lld", base, (long long)sp->c)
-                           : base ? base : arena_printf("%lld", (long long)sp->c));
-    }
+    print_split_points(E, bar);
     bool val[2];   /* lower_cpu.c's SPLIT_MAX */
     print_bar_range(E, a, bar, b, 0, "0", "krt_b->block_dim.x", val);
     E->indent--;

@@ -1527,6 +1527,22 @@ static void split_list(const Lower *L, CpuList *l)
                     node_walk(l->items[i + k]->items[j].stmt, split_visit, &S);
             continue;
         }
+        bool by_fused = (i > 0 && l->items[i - 1]->bar_fuse) || (i + 1 < l->len && l->items[i + 1]->bar_fuse);
+        if (b->kind == CB_REGION && !by_fused && b->ctx == L->K->vars && !b->ctx->debug && !b->uvars.len &&
+            !b->nexits && !b->fused && !b->inl) {
+            /* a region alone: the same in its 1-D loop (print_region) */
+            SplitScan S = {L, b};
+            if (b->xclamp) {   /* its `if` is the loop's range already */
+                const Node *x = b->items[0].stmt;
+                for (int j = 0; j < x->body.len; j++)
+                    node_walk(x->body.items[j], split_visit, &S);
+                continue;
+            }
+            for (int j = 0; j < b->nitems; j++)
+                if (b->items[j].kind == CI_STMT)
+                    node_walk(b->items[j].stmt, split_visit, &S);
+            continue;
+        }
         if (b->kind != CB_REGION) {
             split_list(L, &b->body);
             split_list(L, &b->orelse);

@@ -545,15 +545,49 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct shared_atomics__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+#line 552 "e2e_atomics2.cu"
+        krt_tid.z = 0;
+        const size_t krt_s0 = krt_clamp_below(4, 0, krt_b->block_dim.x);
+        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_atomics2.kern"
-        t = (int32_t)krt_tid.x;
+            t = (int32_t)krt_tid.x;
 #line 75 "e2e_atomics2.kern"
-        if (t < 4) {
+            if (1) {
 #line 76 "e2e_atomics2.kern"
-            krt_s->s[(int64_t)t] = 0;
+                krt_s->s[(int64_t)t] = 0;
+            }
+        }
+        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 74 "e2e_atomics2.kern"
+            t = (int32_t)krt_tid.x;
+#line 75 "e2e_atomics2.kern"
+            if (0) {
+#line 76 "e2e_atomics2.kern"
+                krt_s->s[(int64_t)t] = 0;
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 74 "e2e_atomics2.kern"
+            t = (int32_t)krt_tid.x;
+#line 75 "e2e_atomics2.kern"
+            if (t < 4) {
+#line 76 "e2e_atomics2.kern"
+                krt_s->s[(int64_t)t] = 0;
+            }
         }
     }
 #line 77 "e2e_atomics2.kern"
@@ -574,17 +608,35 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 #line 83 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    {
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+#line 614 "e2e_atomics2.cu"
+        krt_tid.y = 0;
+        krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
-#line 580 "e2e_atomics2.cu"
-        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
             krt_f = &krt_fr[krt_t];
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 84 "e2e_atomics2.kern"
             /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
             *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 588 "e2e_atomics2.cu"
+#line 627 "e2e_atomics2.cu"
+        }
+    } else {
+        {
+            const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 84 "e2e_atomics2.kern"
+                /* t < 4: the threads the loop visits */
+#line 85 "e2e_atomics2.kern"
+                *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
+#line 639 "e2e_atomics2.cu"
+            }
         }
     }
 }

@@ -130,10 +130,15 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_s->s[(int64_t)t] = (float)(((double)krt_s->s[(int64_t)t]) - 1.0);
         }
     }
-    {
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
 #line 135 "e2e_control.c"
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
             krt_f = &krt_fr[krt_t];
             float p KRT_MAYBE_UNUSED = 0;
             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -144,7 +149,24 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
             *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 148 "e2e_control.c"
+#line 153 "e2e_control.c"
+        }
+    } else {
+        {
+            const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                float p KRT_MAYBE_UNUSED = 0;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 30 "e2e_control.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 31 "e2e_control.kern"
+                p = *(float *)(x.data + i * x.strides[0]);
+#line 32 "e2e_control.kern"
+                *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
+#line 169 "e2e_control.c"
+            }
         }
     }
 }

@@ -384,9 +384,14 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    {
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
             krt_f = &krt_fr[krt_t];
             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -405,6 +410,29 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + i * x.strides[0]));
             }
         }
+    } else {
+        {
+            const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 46 "e2e_devshared.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 47 "e2e_devshared.kern"
+                if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
+#line 48 "e2e_devshared.kern"
+                    (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + i * x.strides[0]));
+#line 49 "e2e_devshared.kern"
+                } else if ((int32_t)((uint32_t)t % (uint32_t)3) == 1) {
+#line 50 "e2e_devshared.kern"
+                    (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + i * x.strides[0]));
+                } else {
+#line 52 "e2e_devshared.kern"
+                    (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + i * x.strides[0]));
+                }
+            }
+        }
     }
 #line 53 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -419,7 +447,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 423 "e2e_devshared.cu"
+#line 451 "e2e_devshared.cu"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -448,20 +476,61 @@ static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
+        const size_t krt_s0 = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 73 "e2e_devshared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 74 "e2e_devshared.kern"
-        v = 0;
+            v = 0;
 #line 75 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            if (1) {
 #line 76 "e2e_devshared.kern"
-            v = *(int64_t *)(x.data + i * x.strides[0]);
+                v = *(int64_t *)(x.data + i * x.strides[0]);
+            }
+            krt_f->v = v;
         }
-        krt_f->v = v;
+        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+#line 73 "e2e_devshared.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 74 "e2e_devshared.kern"
+            v = 0;
+#line 75 "e2e_devshared.kern"
+            if (0) {
+#line 76 "e2e_devshared.kern"
+                v = *(int64_t *)(x.data + i * x.strides[0]);
+            }
+            krt_f->v = v;
+        }
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+#line 73 "e2e_devshared.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 74 "e2e_devshared.kern"
+            v = 0;
+#line 75 "e2e_devshared.kern"
+            if (i < x.shape[0]) {
+#line 76 "e2e_devshared.kern"
+                v = *(int64_t *)(x.data + i * x.strides[0]);
+            }
+            krt_f->v = v;
+        }
     }
 #line 77 "e2e_devshared.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -521,9 +590,14 @@ static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         r = krt_f->krt_ret0;
         krt_f->r = r;
     }
-    {
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
             krt_f = &krt_fr[krt_t];
             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             int64_t r KRT_MAYBE_UNUSED = krt_f->r;
@@ -531,6 +605,19 @@ static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < x.shape[0]: the threads the loop visits */
 #line 79 "e2e_devshared.kern"
             *(int64_t *)(out.data + i * out.strides[0]) = r;
+        }
+    } else {
+        {
+            const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+#line 78 "e2e_devshared.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 79 "e2e_devshared.kern"
+                *(int64_t *)(out.data + i * out.strides[0]) = r;
+            }
         }
     }
 }
@@ -561,7 +648,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
-#line 565 "e2e_devshared.cu"
+#line 652 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -593,7 +680,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 597 "e2e_devshared.cu"
+#line 684 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -603,7 +690,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
-#line 607 "e2e_devshared.cu"
+#line 694 "e2e_devshared.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
@@ -621,7 +708,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 625 "e2e_devshared.cu"
+#line 712 "e2e_devshared.cu"
         }
     }
 }

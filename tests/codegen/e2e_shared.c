@@ -38,21 +38,66 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_sum__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-        int64_t i KRT_MAYBE_UNUSED = 0;
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
+        const size_t krt_s0 = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = 0;
 #line 18 "e2e_shared.kern"
-        tid = (int32_t)krt_tid.x;
+            tid = (int32_t)krt_tid.x;
 #line 19 "e2e_shared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 20 "e2e_shared.kern"
-        if (i < x.shape[0]) {
+            if (1) {
 #line 21 "e2e_shared.kern"
-            krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
-        } else {
+                krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
+            } else {
 #line 23 "e2e_shared.kern"
-            krt_s->s[(int64_t)tid] = 0.0f;
+                krt_s->s[(int64_t)tid] = 0.0f;
+            }
+        }
+        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = 0;
+#line 18 "e2e_shared.kern"
+            tid = (int32_t)krt_tid.x;
+#line 19 "e2e_shared.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 20 "e2e_shared.kern"
+            if (0) {
+#line 21 "e2e_shared.kern"
+                krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
+            } else {
+#line 23 "e2e_shared.kern"
+                krt_s->s[(int64_t)tid] = 0.0f;
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = 0;
+#line 18 "e2e_shared.kern"
+            tid = (int32_t)krt_tid.x;
+#line 19 "e2e_shared.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 20 "e2e_shared.kern"
+            if (i < x.shape[0]) {
+#line 21 "e2e_shared.kern"
+                krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
+            } else {
+#line 23 "e2e_shared.kern"
+                krt_s->s[(int64_t)tid] = 0.0f;
+            }
         }
     }
 #line 24 "e2e_shared.kern"
@@ -61,15 +106,32 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     step = (int64_t)(((int32_t)krt_b->block_dim.x) >> 1);
 #line 26 "e2e_shared.kern"
     while ((int32_t)step > 0) {
-        {
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
             const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
-            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "e2e_shared.kern"
                 /* tid < (int32_t)step: the threads the loop visits */
 #line 28 "e2e_shared.kern"
                 krt_s->s[(int64_t)tid] = combine__cpu(krt_b, krt_tid, krt_s->s[(int64_t)tid], krt_s->s[((int64_t)tid) + step]);
+            }
+        } else {
+            {
+                const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
+                KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 27 "e2e_shared.kern"
+                    /* tid < (int32_t)step: the threads the loop visits */
+#line 28 "e2e_shared.kern"
+                    krt_s->s[(int64_t)tid] = combine__cpu(krt_b, krt_tid, krt_s->s[(int64_t)tid], krt_s->s[((int64_t)tid) + step]);
+                }
             }
         }
 #line 29 "e2e_shared.kern"
@@ -97,7 +159,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 101 "e2e_shared.c"
+#line 163 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -247,7 +309,7 @@ static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 251 "e2e_shared.c"
+#line 313 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -302,7 +364,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 306 "e2e_shared.c"
+#line 368 "e2e_shared.c"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -324,7 +386,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
-#line 328 "e2e_shared.c"
+#line 390 "e2e_shared.c"
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
     struct dyn_local__frame *krt_f;
@@ -350,7 +412,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 354 "e2e_shared.c"
+#line 416 "e2e_shared.c"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -383,7 +445,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             KRT_UNROLL
-#line 387 "e2e_shared.c"
+#line 449 "e2e_shared.c"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
@@ -393,7 +455,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 397 "e2e_shared.c"
+#line 459 "e2e_shared.c"
             }
         }
     }

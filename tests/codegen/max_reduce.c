@@ -207,22 +207,58 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 229 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 243 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 256 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 226 "max_reduce.c"
+#line 262 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -232,13 +268,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 236 "max_reduce.c"
+#line 272 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 242 "max_reduce.c"
+#line 278 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -258,7 +294,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 262 "max_reduce.c"
+#line 298 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -270,7 +306,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 274 "max_reduce.c"
+#line 310 "max_reduce.c"
                 }
             }
         } else {
@@ -293,7 +329,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 297 "max_reduce.c"
+#line 333 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -304,14 +340,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 308 "max_reduce.c"
+#line 344 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 315 "max_reduce.c"
+#line 351 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -322,7 +358,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 326 "max_reduce.c"
+#line 362 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -345,13 +381,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 349 "max_reduce.c"
+#line 385 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 355 "max_reduce.c"
+#line 391 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -359,7 +395,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 363 "max_reduce.c"
+#line 399 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -385,20 +421,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 389 "max_reduce.c"
+#line 425 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 396 "max_reduce.c"
+#line 432 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 402 "max_reduce.c"
+#line 438 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -416,7 +452,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 420 "max_reduce.c"
+#line 456 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -426,7 +462,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 430 "max_reduce.c"
+#line 466 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -439,18 +475,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 443 "max_reduce.c"
+#line 479 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 449 "max_reduce.c"
+#line 485 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 454 "max_reduce.c"
+#line 490 "max_reduce.c"
 }
 
 struct max_reduce__red_i2__shared {
@@ -492,7 +528,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 496 "max_reduce.c"
+#line 532 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -520,13 +556,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 524 "max_reduce.c"
+#line 560 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 530 "max_reduce.c"
+#line 566 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -545,7 +581,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 549 "max_reduce.c"
+#line 585 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -556,14 +592,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 560 "max_reduce.c"
+#line 596 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 567 "max_reduce.c"
+#line 603 "max_reduce.c"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -576,7 +612,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 580 "max_reduce.c"
+#line 616 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -588,7 +624,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 592 "max_reduce.c"
+#line 628 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -599,7 +635,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 603 "max_reduce.c"
+#line 639 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -621,13 +657,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 625 "max_reduce.c"
+#line 661 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 631 "max_reduce.c"
+#line 667 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -635,29 +671,65 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 639 "max_reduce.c"
+#line 675 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 700 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 714 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 727 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 661 "max_reduce.c"
+#line 733 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -667,13 +739,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 671 "max_reduce.c"
+#line 743 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 677 "max_reduce.c"
+#line 749 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -693,7 +765,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 697 "max_reduce.c"
+#line 769 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -705,7 +777,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 709 "max_reduce.c"
+#line 781 "max_reduce.c"
                 }
             }
         } else {
@@ -728,7 +800,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 732 "max_reduce.c"
+#line 804 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -739,14 +811,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 743 "max_reduce.c"
+#line 815 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 750 "max_reduce.c"
+#line 822 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -757,7 +829,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 761 "max_reduce.c"
+#line 833 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -780,13 +852,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 784 "max_reduce.c"
+#line 856 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 790 "max_reduce.c"
+#line 862 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -794,7 +866,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 798 "max_reduce.c"
+#line 870 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -820,20 +892,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 824 "max_reduce.c"
+#line 896 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 831 "max_reduce.c"
+#line 903 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 837 "max_reduce.c"
+#line 909 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -851,7 +923,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 855 "max_reduce.c"
+#line 927 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -861,7 +933,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 865 "max_reduce.c"
+#line 937 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -874,18 +946,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 878 "max_reduce.c"
+#line 950 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 884 "max_reduce.c"
+#line 956 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 889 "max_reduce.c"
+#line 961 "max_reduce.c"
 }
 
 struct max_reduce__red_i4__shared {
@@ -927,7 +999,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 931 "max_reduce.c"
+#line 1003 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -955,13 +1027,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 959 "max_reduce.c"
+#line 1031 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 965 "max_reduce.c"
+#line 1037 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -980,7 +1052,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 984 "max_reduce.c"
+#line 1056 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -991,14 +1063,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 995 "max_reduce.c"
+#line 1067 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1002 "max_reduce.c"
+#line 1074 "max_reduce.c"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -1011,7 +1083,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1015 "max_reduce.c"
+#line 1087 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1023,7 +1095,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1027 "max_reduce.c"
+#line 1099 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1034,7 +1106,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1038 "max_reduce.c"
+#line 1110 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1056,13 +1128,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1060 "max_reduce.c"
+#line 1132 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1066 "max_reduce.c"
+#line 1138 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1070,29 +1142,65 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1074 "max_reduce.c"
+#line 1146 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 1171 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 1185 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 1198 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1096 "max_reduce.c"
+#line 1204 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1102,13 +1210,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1106 "max_reduce.c"
+#line 1214 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 1112 "max_reduce.c"
+#line 1220 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -1128,7 +1236,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 1132 "max_reduce.c"
+#line 1240 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -1140,7 +1248,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1144 "max_reduce.c"
+#line 1252 "max_reduce.c"
                 }
             }
         } else {
@@ -1163,7 +1271,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1167 "max_reduce.c"
+#line 1275 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -1174,14 +1282,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1178 "max_reduce.c"
+#line 1286 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1185 "max_reduce.c"
+#line 1293 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1192,7 +1300,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1196 "max_reduce.c"
+#line 1304 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1215,13 +1323,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1219 "max_reduce.c"
+#line 1327 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1225 "max_reduce.c"
+#line 1333 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1229,7 +1337,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1233 "max_reduce.c"
+#line 1341 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1255,20 +1363,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1259 "max_reduce.c"
+#line 1367 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1266 "max_reduce.c"
+#line 1374 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1272 "max_reduce.c"
+#line 1380 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1286,7 +1394,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1290 "max_reduce.c"
+#line 1398 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1296,7 +1404,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1300 "max_reduce.c"
+#line 1408 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1309,18 +1417,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1313 "max_reduce.c"
+#line 1421 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 1319 "max_reduce.c"
+#line 1427 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 1324 "max_reduce.c"
+#line 1432 "max_reduce.c"
 }
 
 struct max_reduce__red_i8__shared {
@@ -1362,7 +1470,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 1366 "max_reduce.c"
+#line 1474 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -1390,13 +1498,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1394 "max_reduce.c"
+#line 1502 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1400 "max_reduce.c"
+#line 1508 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1415,7 +1523,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1419 "max_reduce.c"
+#line 1527 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -1426,14 +1534,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 1430 "max_reduce.c"
+#line 1538 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1437 "max_reduce.c"
+#line 1545 "max_reduce.c"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -1446,7 +1554,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1450 "max_reduce.c"
+#line 1558 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1458,7 +1566,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1462 "max_reduce.c"
+#line 1570 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1469,7 +1577,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1473 "max_reduce.c"
+#line 1581 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1491,13 +1599,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1495 "max_reduce.c"
+#line 1603 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1501 "max_reduce.c"
+#line 1609 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1505,29 +1613,65 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1509 "max_reduce.c"
+#line 1617 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 1642 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 1656 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 1669 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1531 "max_reduce.c"
+#line 1675 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1537,13 +1681,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1541 "max_reduce.c"
+#line 1685 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 1547 "max_reduce.c"
+#line 1691 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -1563,7 +1707,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 1567 "max_reduce.c"
+#line 1711 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -1575,7 +1719,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1579 "max_reduce.c"
+#line 1723 "max_reduce.c"
                 }
             }
         } else {
@@ -1598,7 +1742,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1602 "max_reduce.c"
+#line 1746 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -1609,14 +1753,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1613 "max_reduce.c"
+#line 1757 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1620 "max_reduce.c"
+#line 1764 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1627,7 +1771,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1631 "max_reduce.c"
+#line 1775 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1650,13 +1794,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1654 "max_reduce.c"
+#line 1798 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1660 "max_reduce.c"
+#line 1804 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1664,7 +1808,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1668 "max_reduce.c"
+#line 1812 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1690,20 +1834,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1694 "max_reduce.c"
+#line 1838 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1701 "max_reduce.c"
+#line 1845 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1707 "max_reduce.c"
+#line 1851 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1721,7 +1865,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1725 "max_reduce.c"
+#line 1869 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1731,7 +1875,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1735 "max_reduce.c"
+#line 1879 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1744,18 +1888,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1748 "max_reduce.c"
+#line 1892 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 1754 "max_reduce.c"
+#line 1898 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 1759 "max_reduce.c"
+#line 1903 "max_reduce.c"
 }
 
 struct max_reduce__red_u1__shared {
@@ -1797,7 +1941,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 1801 "max_reduce.c"
+#line 1945 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -1825,13 +1969,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1829 "max_reduce.c"
+#line 1973 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1835 "max_reduce.c"
+#line 1979 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1850,7 +1994,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1854 "max_reduce.c"
+#line 1998 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -1861,14 +2005,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 1865 "max_reduce.c"
+#line 2009 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1872 "max_reduce.c"
+#line 2016 "max_reduce.c"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -1881,7 +2025,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1885 "max_reduce.c"
+#line 2029 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1893,7 +2037,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1897 "max_reduce.c"
+#line 2041 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1904,7 +2048,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1908 "max_reduce.c"
+#line 2052 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1926,13 +2070,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1930 "max_reduce.c"
+#line 2074 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1936 "max_reduce.c"
+#line 2080 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1940,29 +2084,65 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1944 "max_reduce.c"
+#line 2088 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 2113 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 2127 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 2140 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1966 "max_reduce.c"
+#line 2146 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1972,13 +2152,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1976 "max_reduce.c"
+#line 2156 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 1982 "max_reduce.c"
+#line 2162 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -1998,7 +2178,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 2002 "max_reduce.c"
+#line 2182 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -2010,7 +2190,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2014 "max_reduce.c"
+#line 2194 "max_reduce.c"
                 }
             }
         } else {
@@ -2033,7 +2213,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2037 "max_reduce.c"
+#line 2217 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2044,14 +2224,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2048 "max_reduce.c"
+#line 2228 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2055 "max_reduce.c"
+#line 2235 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2062,7 +2242,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2066 "max_reduce.c"
+#line 2246 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2085,13 +2265,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2089 "max_reduce.c"
+#line 2269 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2095 "max_reduce.c"
+#line 2275 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2099,7 +2279,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2103 "max_reduce.c"
+#line 2283 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2125,20 +2305,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2129 "max_reduce.c"
+#line 2309 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2136 "max_reduce.c"
+#line 2316 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2142 "max_reduce.c"
+#line 2322 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -2156,7 +2336,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2160 "max_reduce.c"
+#line 2340 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2166,7 +2346,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2170 "max_reduce.c"
+#line 2350 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2179,18 +2359,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2183 "max_reduce.c"
+#line 2363 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 2189 "max_reduce.c"
+#line 2369 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 2194 "max_reduce.c"
+#line 2374 "max_reduce.c"
 }
 
 struct max_reduce__red_u2__shared {
@@ -2232,7 +2412,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 2236 "max_reduce.c"
+#line 2416 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -2260,13 +2440,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2264 "max_reduce.c"
+#line 2444 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2270 "max_reduce.c"
+#line 2450 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2285,7 +2465,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2289 "max_reduce.c"
+#line 2469 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2296,14 +2476,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2300 "max_reduce.c"
+#line 2480 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2307 "max_reduce.c"
+#line 2487 "max_reduce.c"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2316,7 +2496,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2320 "max_reduce.c"
+#line 2500 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2328,7 +2508,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2332 "max_reduce.c"
+#line 2512 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2339,7 +2519,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2343 "max_reduce.c"
+#line 2523 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2361,13 +2541,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2365 "max_reduce.c"
+#line 2545 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2371 "max_reduce.c"
+#line 2551 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2375,29 +2555,65 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2379 "max_reduce.c"
+#line 2559 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 2584 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 2598 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 2611 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2401 "max_reduce.c"
+#line 2617 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2407,13 +2623,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2411 "max_reduce.c"
+#line 2627 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 2417 "max_reduce.c"
+#line 2633 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -2433,7 +2649,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 2437 "max_reduce.c"
+#line 2653 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -2445,7 +2661,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2449 "max_reduce.c"
+#line 2665 "max_reduce.c"
                 }
             }
         } else {
@@ -2468,7 +2684,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2472 "max_reduce.c"
+#line 2688 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2479,14 +2695,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2483 "max_reduce.c"
+#line 2699 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2490 "max_reduce.c"
+#line 2706 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2497,7 +2713,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2501 "max_reduce.c"
+#line 2717 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2520,13 +2736,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2524 "max_reduce.c"
+#line 2740 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2530 "max_reduce.c"
+#line 2746 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2534,7 +2750,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2538 "max_reduce.c"
+#line 2754 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2560,20 +2776,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2564 "max_reduce.c"
+#line 2780 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2571 "max_reduce.c"
+#line 2787 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2577 "max_reduce.c"
+#line 2793 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -2591,7 +2807,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2595 "max_reduce.c"
+#line 2811 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2601,7 +2817,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2605 "max_reduce.c"
+#line 2821 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2614,18 +2830,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2618 "max_reduce.c"
+#line 2834 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 2624 "max_reduce.c"
+#line 2840 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 2629 "max_reduce.c"
+#line 2845 "max_reduce.c"
 }
 
 struct max_reduce__red_u4__shared {
@@ -2667,7 +2883,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 2671 "max_reduce.c"
+#line 2887 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -2695,13 +2911,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2699 "max_reduce.c"
+#line 2915 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2705 "max_reduce.c"
+#line 2921 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2720,7 +2936,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2724 "max_reduce.c"
+#line 2940 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2731,14 +2947,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2735 "max_reduce.c"
+#line 2951 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2742 "max_reduce.c"
+#line 2958 "max_reduce.c"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2751,7 +2967,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2755 "max_reduce.c"
+#line 2971 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2763,7 +2979,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2767 "max_reduce.c"
+#line 2983 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2774,7 +2990,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2778 "max_reduce.c"
+#line 2994 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2796,13 +3012,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2800 "max_reduce.c"
+#line 3016 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2806 "max_reduce.c"
+#line 3022 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2810,29 +3026,65 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2814 "max_reduce.c"
+#line 3030 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 3055 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 3069 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 3082 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2836 "max_reduce.c"
+#line 3088 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2842,13 +3094,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2846 "max_reduce.c"
+#line 3098 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 2852 "max_reduce.c"
+#line 3104 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -2868,7 +3120,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 2872 "max_reduce.c"
+#line 3124 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -2880,7 +3132,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2884 "max_reduce.c"
+#line 3136 "max_reduce.c"
                 }
             }
         } else {
@@ -2903,7 +3155,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2907 "max_reduce.c"
+#line 3159 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2914,14 +3166,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2918 "max_reduce.c"
+#line 3170 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2925 "max_reduce.c"
+#line 3177 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2932,7 +3184,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2936 "max_reduce.c"
+#line 3188 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2955,13 +3207,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2959 "max_reduce.c"
+#line 3211 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2965 "max_reduce.c"
+#line 3217 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2969,7 +3221,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2973 "max_reduce.c"
+#line 3225 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2995,20 +3247,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2999 "max_reduce.c"
+#line 3251 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3006 "max_reduce.c"
+#line 3258 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3012 "max_reduce.c"
+#line 3264 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3026,7 +3278,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3030 "max_reduce.c"
+#line 3282 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3036,7 +3288,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3040 "max_reduce.c"
+#line 3292 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3049,18 +3301,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3053 "max_reduce.c"
+#line 3305 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 3059 "max_reduce.c"
+#line 3311 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 3064 "max_reduce.c"
+#line 3316 "max_reduce.c"
 }
 
 struct max_reduce__red_u8__shared {
@@ -3102,7 +3354,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 3106 "max_reduce.c"
+#line 3358 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -3130,13 +3382,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3134 "max_reduce.c"
+#line 3386 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3140 "max_reduce.c"
+#line 3392 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3155,7 +3407,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3159 "max_reduce.c"
+#line 3411 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3166,14 +3418,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3170 "max_reduce.c"
+#line 3422 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3177 "max_reduce.c"
+#line 3429 "max_reduce.c"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3186,7 +3438,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3190 "max_reduce.c"
+#line 3442 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3198,7 +3450,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3202 "max_reduce.c"
+#line 3454 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3209,7 +3461,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3213 "max_reduce.c"
+#line 3465 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3231,13 +3483,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3235 "max_reduce.c"
+#line 3487 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3241 "max_reduce.c"
+#line 3493 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3245,29 +3497,65 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3249 "max_reduce.c"
+#line 3501 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 3526 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 3540 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 3553 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3271 "max_reduce.c"
+#line 3559 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3277,13 +3565,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3281 "max_reduce.c"
+#line 3569 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 3287 "max_reduce.c"
+#line 3575 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -3303,7 +3591,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 3307 "max_reduce.c"
+#line 3595 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -3315,7 +3603,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3319 "max_reduce.c"
+#line 3607 "max_reduce.c"
                 }
             }
         } else {
@@ -3338,7 +3626,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3342 "max_reduce.c"
+#line 3630 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3349,14 +3637,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3353 "max_reduce.c"
+#line 3641 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3360 "max_reduce.c"
+#line 3648 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3367,7 +3655,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3371 "max_reduce.c"
+#line 3659 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3390,13 +3678,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3394 "max_reduce.c"
+#line 3682 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3400 "max_reduce.c"
+#line 3688 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3404,7 +3692,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3408 "max_reduce.c"
+#line 3696 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3430,20 +3718,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3434 "max_reduce.c"
+#line 3722 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3441 "max_reduce.c"
+#line 3729 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3447 "max_reduce.c"
+#line 3735 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3461,7 +3749,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3465 "max_reduce.c"
+#line 3753 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3471,7 +3759,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3475 "max_reduce.c"
+#line 3763 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3484,18 +3772,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3488 "max_reduce.c"
+#line 3776 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 3494 "max_reduce.c"
+#line 3782 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 3499 "max_reduce.c"
+#line 3787 "max_reduce.c"
 }
 
 struct max_reduce__red_f4__shared {
@@ -3537,7 +3825,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 3541 "max_reduce.c"
+#line 3829 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -3565,13 +3853,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3569 "max_reduce.c"
+#line 3857 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3575 "max_reduce.c"
+#line 3863 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3590,7 +3878,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3594 "max_reduce.c"
+#line 3882 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3601,14 +3889,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3605 "max_reduce.c"
+#line 3893 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3612 "max_reduce.c"
+#line 3900 "max_reduce.c"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3621,7 +3909,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3625 "max_reduce.c"
+#line 3913 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3633,7 +3921,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3637 "max_reduce.c"
+#line 3925 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3644,7 +3932,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3648 "max_reduce.c"
+#line 3936 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3666,13 +3954,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3670 "max_reduce.c"
+#line 3958 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3676 "max_reduce.c"
+#line 3964 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3680,29 +3968,65 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3684 "max_reduce.c"
+#line 3972 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 3997 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 4011 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 4024 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3706 "max_reduce.c"
+#line 4030 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3712,13 +4036,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3716 "max_reduce.c"
+#line 4040 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 3722 "max_reduce.c"
+#line 4046 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -3738,7 +4062,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 3742 "max_reduce.c"
+#line 4066 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -3750,7 +4074,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3754 "max_reduce.c"
+#line 4078 "max_reduce.c"
                 }
             }
         } else {
@@ -3773,7 +4097,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3777 "max_reduce.c"
+#line 4101 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3784,14 +4108,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3788 "max_reduce.c"
+#line 4112 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3795 "max_reduce.c"
+#line 4119 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3802,7 +4126,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3806 "max_reduce.c"
+#line 4130 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3825,13 +4149,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3829 "max_reduce.c"
+#line 4153 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3835 "max_reduce.c"
+#line 4159 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3839,7 +4163,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3843 "max_reduce.c"
+#line 4167 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3865,20 +4189,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3869 "max_reduce.c"
+#line 4193 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3876 "max_reduce.c"
+#line 4200 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3882 "max_reduce.c"
+#line 4206 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3896,7 +4220,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3900 "max_reduce.c"
+#line 4224 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3906,7 +4230,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3910 "max_reduce.c"
+#line 4234 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3919,18 +4243,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3923 "max_reduce.c"
+#line 4247 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 3929 "max_reduce.c"
+#line 4253 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 3934 "max_reduce.c"
+#line 4258 "max_reduce.c"
 }
 
 struct max_reduce__red_f8__shared {
@@ -3972,7 +4296,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 3976 "max_reduce.c"
+#line 4300 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4000,13 +4324,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4004 "max_reduce.c"
+#line 4328 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4010 "max_reduce.c"
+#line 4334 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4025,7 +4349,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4029 "max_reduce.c"
+#line 4353 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4036,14 +4360,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4040 "max_reduce.c"
+#line 4364 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4047 "max_reduce.c"
+#line 4371 "max_reduce.c"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4056,7 +4380,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4060 "max_reduce.c"
+#line 4384 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4068,7 +4392,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4072 "max_reduce.c"
+#line 4396 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4079,7 +4403,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4083 "max_reduce.c"
+#line 4407 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4101,13 +4425,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4105 "max_reduce.c"
+#line 4429 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4111 "max_reduce.c"
+#line 4435 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4115,29 +4439,65 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4119 "max_reduce.c"
+#line 4443 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 4468 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 4482 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 4495 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4141 "max_reduce.c"
+#line 4501 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4147,13 +4507,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4151 "max_reduce.c"
+#line 4511 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4157 "max_reduce.c"
+#line 4517 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -4173,7 +4533,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4177 "max_reduce.c"
+#line 4537 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4185,7 +4545,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4189 "max_reduce.c"
+#line 4549 "max_reduce.c"
                 }
             }
         } else {
@@ -4208,7 +4568,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4212 "max_reduce.c"
+#line 4572 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4219,14 +4579,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4223 "max_reduce.c"
+#line 4583 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4230 "max_reduce.c"
+#line 4590 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4237,7 +4597,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4241 "max_reduce.c"
+#line 4601 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4260,13 +4620,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4264 "max_reduce.c"
+#line 4624 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4270 "max_reduce.c"
+#line 4630 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4274,7 +4634,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4278 "max_reduce.c"
+#line 4638 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4300,20 +4660,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4304 "max_reduce.c"
+#line 4664 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4311 "max_reduce.c"
+#line 4671 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4317 "max_reduce.c"
+#line 4677 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4331,7 +4691,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4335 "max_reduce.c"
+#line 4695 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4341,7 +4701,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4345 "max_reduce.c"
+#line 4705 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4354,18 +4714,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4358 "max_reduce.c"
+#line 4718 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 4364 "max_reduce.c"
+#line 4724 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 4369 "max_reduce.c"
+#line 4729 "max_reduce.c"
 }
 
 struct max_reduce__red_f2__shared {
@@ -4407,7 +4767,7 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 4411 "max_reduce.c"
+#line 4771 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4435,13 +4795,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4439 "max_reduce.c"
+#line 4799 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4445 "max_reduce.c"
+#line 4805 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4460,7 +4820,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4464 "max_reduce.c"
+#line 4824 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4471,14 +4831,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4475 "max_reduce.c"
+#line 4835 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4482 "max_reduce.c"
+#line 4842 "max_reduce.c"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4491,7 +4851,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4495 "max_reduce.c"
+#line 4855 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4503,7 +4863,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4507 "max_reduce.c"
+#line 4867 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4514,7 +4874,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4518 "max_reduce.c"
+#line 4878 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4536,13 +4896,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4540 "max_reduce.c"
+#line 4900 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4546 "max_reduce.c"
+#line 4906 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4550,29 +4910,65 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4554 "max_reduce.c"
+#line 4914 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 4939 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 4953 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 4966 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4576 "max_reduce.c"
+#line 4972 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4582,13 +4978,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4586 "max_reduce.c"
+#line 4982 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4592 "max_reduce.c"
+#line 4988 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -4608,7 +5004,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4612 "max_reduce.c"
+#line 5008 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4620,7 +5016,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4624 "max_reduce.c"
+#line 5020 "max_reduce.c"
                 }
             }
         } else {
@@ -4643,7 +5039,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4647 "max_reduce.c"
+#line 5043 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4654,14 +5050,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4658 "max_reduce.c"
+#line 5054 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4665 "max_reduce.c"
+#line 5061 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4672,7 +5068,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4676 "max_reduce.c"
+#line 5072 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4695,13 +5091,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4699 "max_reduce.c"
+#line 5095 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4705 "max_reduce.c"
+#line 5101 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4709,7 +5105,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4713 "max_reduce.c"
+#line 5109 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4735,20 +5131,20 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4739 "max_reduce.c"
+#line 5135 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4746 "max_reduce.c"
+#line 5142 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4752 "max_reduce.c"
+#line 5148 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4766,7 +5162,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4770 "max_reduce.c"
+#line 5166 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4776,7 +5172,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4780 "max_reduce.c"
+#line 5176 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4789,18 +5185,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4793 "max_reduce.c"
+#line 5189 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
 {
-#line 4799 "max_reduce.c"
+#line 5195 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_bf16(a, b);
-#line 4804 "max_reduce.c"
+#line 5200 "max_reduce.c"
 }
 
 struct max_reduce__red_bf16__shared {
@@ -4842,7 +5238,7 @@ struct max_reduce__red_bf16__frame {
 static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 4846 "max_reduce.c"
+#line 5242 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4870,13 +5266,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4874 "max_reduce.c"
+#line 5270 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4880 "max_reduce.c"
+#line 5276 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4895,7 +5291,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4899 "max_reduce.c"
+#line 5295 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4906,14 +5302,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4910 "max_reduce.c"
+#line 5306 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4917 "max_reduce.c"
+#line 5313 "max_reduce.c"
             krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4926,7 +5322,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4930 "max_reduce.c"
+#line 5326 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4938,7 +5334,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4942 "max_reduce.c"
+#line 5338 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4949,7 +5345,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4953 "max_reduce.c"
+#line 5349 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4971,13 +5367,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4975 "max_reduce.c"
+#line 5371 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4981 "max_reduce.c"
+#line 5377 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4985,29 +5381,65 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4989 "max_reduce.c"
+#line 5385 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: the threads in ranges */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
+            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
 #line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
+                if (1) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
             }
+#line 5410 "max_reduce.c"
+            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (0) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 5424 "max_reduce.c"
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
+                }
+            }
+#line 5437 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5011 "max_reduce.c"
+#line 5443 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5017,13 +5449,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5021 "max_reduce.c"
+#line 5453 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 5027 "max_reduce.c"
+#line 5459 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -5043,7 +5475,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 5047 "max_reduce.c"
+#line 5479 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -5055,7 +5487,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5059 "max_reduce.c"
+#line 5491 "max_reduce.c"
                 }
             }
         } else {
@@ -5078,7 +5510,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5082 "max_reduce.c"
+#line 5514 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5089,14 +5521,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5093 "max_reduce.c"
+#line 5525 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5100 "max_reduce.c"
+#line 5532 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5107,7 +5539,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5111 "max_reduce.c"
+#line 5543 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5130,13 +5562,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5134 "max_reduce.c"
+#line 5566 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5140 "max_reduce.c"
+#line 5572 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5144,7 +5576,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5148 "max_reduce.c"
+#line 5580 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5170,20 +5602,20 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5174 "max_reduce.c"
+#line 5606 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5181 "max_reduce.c"
+#line 5613 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5187 "max_reduce.c"
+#line 5619 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5201,7 +5633,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5205 "max_reduce.c"
+#line 5637 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5211,7 +5643,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5215 "max_reduce.c"
+#line 5647 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5224,7 +5656,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5228 "max_reduce.c"
+#line 5660 "max_reduce.c"
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -28,49 +28,157 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct neighbour_sum__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
+        const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+#line 38 "neighbours.c"
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
-        tx = (int32_t)krt_tid.x;
+            tx = (int32_t)krt_tid.x;
 #line 13 "neighbours.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "neighbours.kern"
-        if (i < inp.shape[0]) {
+            if (1) {
 #line 15 "neighbours.kern"
-            krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
-        } else {
+                krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            } else {
 #line 17 "neighbours.kern"
-            krt_s->tile[(int64_t)tx] = 0;
+                krt_s->tile[(int64_t)tx] = 0;
+            }
+        }
+        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "neighbours.kern"
+            tx = (int32_t)krt_tid.x;
+#line 13 "neighbours.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "neighbours.kern"
+            if (0) {
+#line 15 "neighbours.kern"
+                krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            } else {
+#line 17 "neighbours.kern"
+                krt_s->tile[(int64_t)tx] = 0;
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "neighbours.kern"
+            tx = (int32_t)krt_tid.x;
+#line 13 "neighbours.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "neighbours.kern"
+            if (i < inp.shape[0]) {
+#line 15 "neighbours.kern"
+                krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            } else {
+#line 17 "neighbours.kern"
+                krt_s->tile[(int64_t)tx] = 0;
+            }
         }
     }
 #line 19 "neighbours.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    {
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
-            krt_f = &krt_fr[krt_t];
-            int64_t s KRT_MAYBE_UNUSED = 0;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        const size_t krt_s0 = krt_clamp_below(0, -1, krt_b->block_dim.x);
+        {
+#line 104 "neighbours.c"
+            const size_t krt_m0 = krt_s0 > krt_xn ? krt_xn : krt_s0;
+            for (int krt_x = 0; krt_x < (int)krt_m0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int64_t s KRT_MAYBE_UNUSED = 0;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 20 "neighbours.kern"
-            /* i < inp.shape[0]: the threads the loop visits */
+                /* i < inp.shape[0]: the threads the loop visits */
 #line 21 "neighbours.kern"
-            s = (int64_t)krt_s->tile[(int64_t)tx];
+                s = (int64_t)krt_s->tile[(int64_t)tx];
 #line 22 "neighbours.kern"
-            if (tx > 0) {
+                if (0) {
 #line 23 "neighbours.kern"
-                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
-            }
+                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
+                }
 #line 24 "neighbours.kern"
-            if (tx < (128 - 1)) {
+                if (tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
-            }
+                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
+                }
 #line 26 "neighbours.kern"
-            *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 74 "neighbours.c"
+                *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
+#line 129 "neighbours.c"
+            }
+            for (int krt_x = (int)krt_m0; krt_x < (int)krt_xn; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int64_t s KRT_MAYBE_UNUSED = 0;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 20 "neighbours.kern"
+                /* i < inp.shape[0]: the threads the loop visits */
+#line 21 "neighbours.kern"
+                s = (int64_t)krt_s->tile[(int64_t)tx];
+#line 22 "neighbours.kern"
+                if (1) {
+#line 23 "neighbours.kern"
+                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
+                }
+#line 24 "neighbours.kern"
+                if (tx < (128 - 1)) {
+#line 25 "neighbours.kern"
+                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
+                }
+#line 26 "neighbours.kern"
+                *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
+#line 154 "neighbours.c"
+            }
+        }
+    } else {
+        {
+            const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                int64_t s KRT_MAYBE_UNUSED = 0;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 20 "neighbours.kern"
+                /* i < inp.shape[0]: the threads the loop visits */
+#line 21 "neighbours.kern"
+                s = (int64_t)krt_s->tile[(int64_t)tx];
+#line 22 "neighbours.kern"
+                if (tx > 0) {
+#line 23 "neighbours.kern"
+                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
+                }
+#line 24 "neighbours.kern"
+                if (tx < (128 - 1)) {
+#line 25 "neighbours.kern"
+                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
+                }
+#line 26 "neighbours.kern"
+                *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
+#line 181 "neighbours.c"
+            }
         }
     }
 }

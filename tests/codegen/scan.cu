@@ -131,21 +131,67 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_scan__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
+        const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+#line 143 "scan.cu"
+            krt_f = &krt_fr[krt_t];
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "scan.kern"
-        tx = (int32_t)krt_tid.x;
+            tx = (int32_t)krt_tid.x;
 #line 13 "scan.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "scan.kern"
-        if (i < inp.shape[0]) {
+            if (1) {
 #line 15 "scan.kern"
-            krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
-        } else {
+                krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            } else {
 #line 17 "scan.kern"
-            krt_s->temp[(int64_t)tx] = 0;
+                krt_s->temp[(int64_t)tx] = 0;
+            }
+        }
+        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "scan.kern"
+            tx = (int32_t)krt_tid.x;
+#line 13 "scan.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "scan.kern"
+            if (0) {
+#line 15 "scan.kern"
+                krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            } else {
+#line 17 "scan.kern"
+                krt_s->temp[(int64_t)tx] = 0;
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "scan.kern"
+            tx = (int32_t)krt_tid.x;
+#line 13 "scan.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "scan.kern"
+            if (i < inp.shape[0]) {
+#line 15 "scan.kern"
+                krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            } else {
+#line 17 "scan.kern"
+                krt_s->temp[(int64_t)tx] = 0;
+            }
         }
     }
 #line 18 "scan.kern"
@@ -161,7 +207,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
             for (int krt_x = (int)krt_b->block_dim.x; krt_x-- > (int)krt_s0;) {
-#line 165 "scan.cu"
+#line 211 "scan.cu"
                 krt_t = (size_t)krt_x;
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
@@ -184,7 +230,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
             for (int krt_x = (int)krt_s0; krt_x-- > 0;) {
                 krt_t = (size_t)krt_x;
-#line 188 "scan.cu"
+#line 234 "scan.cu"
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = 0;
@@ -206,7 +252,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         } else {
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 210 "scan.cu"
+#line 256 "scan.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -234,10 +280,15 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 27 "scan.kern"
         offset = offset * 2;
     }
-    {
-#line 239 "scan.cu"
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+#line 285 "scan.cu"
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
             krt_f = &krt_fr[krt_t];
             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -245,7 +296,21 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 249 "scan.cu"
+#line 300 "scan.cu"
+        }
+    } else {
+        {
+            const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 28 "scan.kern"
+                /* i < inp.shape[0]: the threads the loop visits */
+#line 29 "scan.kern"
+                *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
+#line 313 "scan.cu"
+            }
         }
     }
 }

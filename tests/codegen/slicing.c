@@ -99,11 +99,16 @@ static void slicing__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 #line 25 "slicing.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    {
-        const unsigned krt_xn = krt_clamp_below(m.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
-            krt_f = &krt_fr[krt_t];
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: the threads in ranges */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
 #line 107 "slicing.c"
+        const unsigned krt_xn = krt_clamp_below(m.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             float krt_seq1 KRT_MAYBE_UNUSED = 0;
 #line 26 "slicing.kern"
@@ -114,11 +119,34 @@ static void slicing__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
 #line 29 "slicing.kern"
             {
-#line 118 "slicing.c"
+#line 123 "slicing.c"
                 float krt_fill_x = 0.0f;
                 krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
                 for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)
                     *(float *)(krt_fill_v.data + krt_fill_i0 * krt_fill_v.strides[0]) = krt_fill_x;
+            }
+        }
+    } else {
+        {
+            const unsigned krt_xn = krt_clamp_below(m.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                float krt_seq1 KRT_MAYBE_UNUSED = 0;
+#line 26 "slicing.kern"
+                /* i < m.shape[0]: the threads the loop visits */
+#line 27 "slicing.kern"
+                ((float *)out.data)[i] = (krt_seq1 = dot__cpu(krt_b, krt_tid, krt_view_index(m, 0, i), krt_view_index(m, 1, krt_mod_i64(i, m.shape[1]))), krt_seq1 + dot__a1f4s_a1f4s__cpu(krt_b, krt_tid, krt_view_slice(krt_f->a, 0, 0, 0, 2, 0), krt_view_slice(krt_f->b, 0, 1, 0, 2, 1)));
+#line 28 "slicing.kern"
+                (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
+#line 29 "slicing.kern"
+                {
+#line 145 "slicing.c"
+                    float krt_fill_x = 0.0f;
+                    krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
+                    for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)
+                        *(float *)(krt_fill_v.data + krt_fill_i0 * krt_fill_v.strides[0]) = krt_fill_x;
+                }
             }
         }
     }
