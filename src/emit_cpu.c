@@ -960,6 +960,93 @@ static void print_block(Emitter *E, const CpuBlock *b)
     die("bad CPU block %d", (int)b->kind);
 }
 
+/* barrier: one region of the fused loop, for the thread of krt_f (its
+ * bar_local variables the loop's, or the chunk's) */
+static void print_fused_part(Emitter *E, const CpuBlock *r, const CpuBlock *bar, const CpuBind *binds)
+{
+    enter_block(E, r);
+    E->cpu_binds = binds;
+    emit_lineno(E, r->line);
+    outf(E, "{");
+    E->indent++;
+    print_region_run_skip(E, r, NULL, NULL, false, &bar->bar_local);
+    E->indent--;
+    outf(E, "}");
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->cpu_binds = NULL;
+}
+
+/* barrier: the fused loop in chunks of KRT_CHUNK threads, the chunks in
+ * the loop's order, each running the first region for all its threads,
+ * then the second (bar_local carried in arrays of the chunk's, an int32_t
+ * one for bar_narrow's): a thread reads
+ * in the first region what another writes in the second, or the other
+ * way round, only when the loop's order allows the fused loop, and then
+ * the chunks' order or the barrier between the chunk's two loops keeps
+ * the barrier's order.  Loops of a known count of simple iterations, that
+ * gcc -O2 (its very-cheap cost model) vectorises. */
+enum { KRT_CHUNK = 8 };
+
+static bool chunkable(const CpuBlock *bar)
+{
+    if (!bar->bar_chunk)
+        return false;
+    for (int i = 0; i < bar->bar_local.len; i++) {
+        const Var *v = bar->bar_local.items[i];
+        if (!t_int(v->type) && !t_float(v->type))
+            return false;
+    }
+    return true;
+}
+
+static void print_fused_chunks(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b,
+                               const CpuBind *binds, const char *ilo, const char *hi)
+{
+    outf(E, "{");
+    E->indent++;
+    if (bar->bar_desc) {
+        outf(E, "int krt_c = (int)%s;", hi);
+        outf(E, "for (; krt_c - %d >= %s; krt_c -= %d) {", KRT_CHUNK, ilo, KRT_CHUNK);
+    } else {
+        outf(E, "int krt_c = %s;", ilo);
+        outf(E, "for (; krt_c + %d <= (int)%s; krt_c += %d) {", KRT_CHUNK, hi, KRT_CHUNK);
+    }
+    E->indent++;
+    for (int i = 0; i < bar->bar_local.len; i++) {
+        const Var *v = bar->bar_local.items[i];
+        outf(E, "%s krt_cv_%s[%d] = {0};", vec_contains_var(&bar->bar_narrow, v) ? "int32_t" : t_c(v->type),
+             cached_name(a, v), KRT_CHUNK);
+    }
+    const CpuBlock *rs[2] = {a, b};
+    for (int r = 0; r < 2; r++) {
+        outf(E, "for (int krt_j = 0; krt_j < %d; krt_j++) {", KRT_CHUNK);
+        E->indent++;
+        outf(E, bar->bar_desc ? "const int krt_x = krt_c - %d + krt_j;" : "const int krt_x = krt_c + krt_j;",
+             KRT_CHUNK);
+        outf(E, "krt_t = (size_t)krt_x;");
+        outf(E, "krt_tid.x = (unsigned)krt_x;");
+        outf(E, "krt_f = &krt_fr[krt_t];");
+        for (int i = 0; i < bar->bar_local.len; i++) {
+            const Var *v = bar->bar_local.items[i];
+            const char *name = cached_name(a, v);
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name,
+                 r ? arena_printf("krt_cv_%s[krt_j]", name) : zero_of(v->type));
+        }
+        print_fused_part(E, rs[r], bar, binds);
+        for (int i = 0; r == 0 && i < bar->bar_local.len; i++) {
+            const Var *v = bar->bar_local.items[i];
+            const char *name = cached_name(a, v);
+            outf(E, "krt_cv_%s[krt_j] = %s%s;", name, vec_contains_var(&bar->bar_narrow, v) ? "(int32_t)" : "",
+                 name);
+        }
+        E->indent--;
+        outf(E, "}");
+    }
+    E->indent--;
+    outf(E, "}");
+}
+
 /* barrier (issue 10): the split points krt_sK of bar's conditions
  * (CpuBlock.bar_split). */
 static void print_split_points(Emitter *E, const CpuBlock *bar)
@@ -1027,6 +1114,15 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
     /* an int counter (blockDim.x <= 1024): tx = (int32_t)krt_tid.x is
      * then the counter itself to the C compiler, an affine index */
     const char *ilo = strcmp(lo, "0") == 0 ? "0" : arena_printf("(int)%s", lo);
+    bool chunk = b && chunkable(bar);
+    if (chunk) {
+        /* the chunks, then the threads left (krt_c's side of the range) */
+        print_fused_chunks(E, a, bar, b, binds, ilo, hi);
+        if (bar->bar_desc)
+            hi = "krt_c";
+        else
+            ilo = "krt_c";
+    }
     if (b && bar->bar_desc)
         outf(E, "for (int krt_x = (int)%s; krt_x-- > %s;) {", hi, ilo);
     else
@@ -1047,22 +1143,14 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
         const Var *v = bar->bar_local.items[i];
         outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), cached_name(a, v), zero_of(v->type));
     }
-    const CpuBlock *rs[2] = {a, b};
-    for (int r = 0; r < 2; r++) {
-        enter_block(E, rs[r]);
-        E->cpu_binds = binds;
-        emit_lineno(E, rs[r]->line);
-        outf(E, "{");
-        E->indent++;
-        print_region_run_skip(E, rs[r], NULL, NULL, false, &bar->bar_local);
-        E->indent--;
-        outf(E, "}");
-        E->thread_loop = false;
-        E->cpu_region = NULL;
-        E->cpu_binds = NULL;
-    }
+    print_fused_part(E, a, bar, binds);
+    print_fused_part(E, b, bar, binds);
     E->indent--;
     outf(E, "}");
+    if (chunk) {
+        E->indent--;
+        outf(E, "}");
+    }
 }
 
 /* issue 10 (cpu): region a, barrier bar, region b in one loop over the

@@ -1303,6 +1303,51 @@ static bool bar_kills(const CpuBlock *a, const Var *v)
     return false;
 }
 
+/* barrier: does every value the regions give v fit in 32 bits (a chunk
+ * of the fused loop may then hold it in an int32_t, bar_narrow)? */
+typedef struct Narrow {
+    const Var *v;
+    bool bad;
+} Narrow;
+
+static bool fits_i32(const Node *n)
+{
+    if (n->rknown)
+        return n->rlo >= INT32_MIN && n->rhi <= INT32_MAX;
+    const Type *from = n->kind == E_CAST && n->lhs ? n->lhs->type : NULL;
+    return from && t_int(from) && ty_size(from) <= (t_signed(from) ? 4 : 2);
+}
+
+static Visit narrow_visit(const Node *n, void *ctx)
+{
+    Narrow *N = ctx;
+    if (n->kind == S_ASSIGN) {
+        for (int i = 0; i < n->args.len; i++) {
+            const Node *t = n->args.items[i];
+            if (t->kind == E_VAR && t->var == N->v)
+                N->bad |= n->args.len != 1 || !n->rhs || !fits_i32(n->rhs);
+            else if (node_walk(t, bar_mentions, (void *)N->v))
+                N->bad = true;
+        }
+    } else if ((n->kind == S_AUGASSIGN && n->lhs && node_walk(n->lhs, bar_mentions, (void *)N->v)) ||
+               (n->kind != E_VAR && n->var == N->v)) {
+        N->bad = true;
+    }
+    return N->bad ? VISIT_STOP : VISIT_CHILDREN;
+}
+
+static bool narrow_ok(const Var *v, const CpuBlock *a, const CpuBlock *b)
+{
+    if (!v->type || !t_int(v->type) || !t_signed(v->type) || ty_size(v->type) != 8)
+        return false;
+    Narrow N = {v, false};
+    for (int i = 0; i < a->nitems && !N.bad; i++)
+        node_walk(a->items[i].stmt, narrow_visit, &N);
+    for (int i = 0; i < b->nitems && !N.bad; i++)
+        node_walk(b->items[i].stmt, narrow_visit, &N);
+    return !N.bad;
+}
+
 static void bar_fuse(const CpuKernel *K, const CpuBlock *a, CpuBlock *bar, const CpuBlock *b)
 {
     BarScan SA = {0}, SB = {0};
@@ -1347,6 +1392,10 @@ static void bar_fuse(const CpuKernel *K, const CpuBlock *a, CpuBlock *bar, const
         return;
     bar->bar_fuse = true;
     bar->bar_desc = !asc;
+    /* barrier: only shared arrays, which the C compiler sees apart */
+    bar->bar_chunk = true;
+    for (int i = 0; i < SA.nacc + SB.nacc; i++)
+        bar->bar_chunk &= (i < SA.nacc ? SA.acc[i] : SB.acc[i - SA.nacc]).arr->kind == VAR_SHARED;
     bar->bar_nonneg = use_u ? (SA.u ? SA.u : SB.u) : NULL;
     bar->bar_disj = disj;
     /* frame variables only these two use, set by a before any read */
@@ -1358,8 +1407,11 @@ static void bar_fuse(const CpuKernel *K, const CpuBlock *a, CpuBlock *bar, const
         for (int k = 0; k < b->ncache; k++)
             in_b |= b->cache[k] == v;
         int *n = var_refs(a->ctx, v);
-        if (n && *n == 1 + in_b && bar_kills(a, v))
+        if (n && *n == 1 + in_b && bar_kills(a, v)) {
             vec_push(&bar->bar_local, (void *)v);
+            if (narrow_ok(v, a, b))
+                vec_push(&bar->bar_narrow, (void *)v);
+        }
     }
 }
 

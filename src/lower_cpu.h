@@ -260,6 +260,12 @@ typedef struct CpuBlock {
      * test: its threads in ranges, each range's loop with the conditions'
      * values in (CpuSplit, at most 2) */
     PtrVec bar_split;
+    /* barrier: the fused loop's regions touch shared arrays only: it runs
+     * in chunks of threads (emit_cpu.c's print_fused_chunks) */
+    bool bar_chunk;
+    /* barrier: bar_local's int64 variables whose every value fits in 32
+     * bits: a chunk holds them in an int32_t array */
+    PtrVec bar_narrow;
     /* warp (issue 10): CB_LOOP: a shuffle-reduction tree, a uniform while
      * loop whose body is one fused full shfl_down of a float frame
      * variable v followed by `v = v + w` (its result w read nowhere else)

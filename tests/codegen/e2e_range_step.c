@@ -216,22 +216,52 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
         krt_tid.y = 0;
         krt_tid.z = 0;
-        for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            {
-                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            int krt_c = 0;
+            for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
+                for (int krt_j = 0; krt_j < 8; krt_j++) {
+                    const int krt_x = krt_c + krt_j;
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    {
+                        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 49 "e2e_range_step.kern"
-                t = (int32_t)krt_tid.x;
+                        t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
-                krt_s->s[(int64_t)t] = 0;
-            }
-            {
-                int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
+                        krt_s->s[(int64_t)t] = 0;
+                    }
+                }
+                for (int krt_j = 0; krt_j < 8; krt_j++) {
+                    const int krt_x = krt_c + krt_j;
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    {
+                        int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
 #line 53 "e2e_range_step.kern"
-                acc = 0;
-                krt_f->acc = acc;
+                        acc = 0;
+                        krt_f->acc = acc;
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                {
+                    int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 49 "e2e_range_step.kern"
+                    t = (int32_t)krt_tid.x;
+#line 51 "e2e_range_step.kern"
+                    krt_s->s[(int64_t)t] = 0;
+                }
+                {
+                    int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
+#line 53 "e2e_range_step.kern"
+                    acc = 0;
+                    krt_f->acc = acc;
+                }
             }
         }
     } else {
@@ -344,7 +374,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 348 "e2e_range_step.c"
+#line 378 "e2e_range_step.c"
 struct count_inlined__frame {
     int krt_state;
     int64_t n;
@@ -520,7 +550,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 524 "e2e_range_step.c"
+#line 554 "e2e_range_step.c"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -540,7 +570,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 544 "e2e_range_step.c"
+#line 574 "e2e_range_step.c"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -552,7 +582,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 556 "e2e_range_step.c"
+#line 586 "e2e_range_step.c"
         }
     }
 }

@@ -104,53 +104,129 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.y = 0;
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
-            for (int krt_x = (int)krt_b->block_dim.x; krt_x-- > (int)krt_s0;) {
+            {
 #line 109 "scan.c"
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t v KRT_MAYBE_UNUSED = 0;
-                {
-                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int krt_c = (int)krt_b->block_dim.x;
+                for (; krt_c - 8 >= (int)krt_s0; krt_c -= 8) {
+                    int32_t krt_cv_v[8] = {0};
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c - 8 + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t v KRT_MAYBE_UNUSED = 0;
+                        {
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 21 "scan.kern"
-                    v = 0;
+                            v = 0;
 #line 22 "scan.kern"
-                    if (1) {
+                            if (1) {
 #line 23 "scan.kern"
-                        v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                                v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                            }
+                        }
+                        krt_cv_v[krt_j] = (int32_t)v;
+                    }
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c - 8 + krt_j;
+#line 133 "scan.c"
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t v KRT_MAYBE_UNUSED = krt_cv_v[krt_j];
+                        {
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 25 "scan.kern"
+                            krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                        }
                     }
                 }
-                {
-                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                for (int krt_x = (int)krt_c; krt_x-- > (int)krt_s0;) {
+#line 146 "scan.c"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int64_t v KRT_MAYBE_UNUSED = 0;
+                    {
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 21 "scan.kern"
+                        v = 0;
+#line 22 "scan.kern"
+                        if (1) {
+#line 23 "scan.kern"
+                            v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                        }
+                    }
+                    {
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "scan.kern"
-                    krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                        krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                    }
                 }
             }
-            for (int krt_x = (int)krt_s0; krt_x-- > 0;) {
-                krt_t = (size_t)krt_x;
-#line 132 "scan.c"
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t v KRT_MAYBE_UNUSED = 0;
-                {
-                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            {
+#line 169 "scan.c"
+                int krt_c = (int)krt_s0;
+                for (; krt_c - 8 >= 0; krt_c -= 8) {
+                    int32_t krt_cv_v[8] = {0};
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c - 8 + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t v KRT_MAYBE_UNUSED = 0;
+                        {
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 21 "scan.kern"
-                    v = 0;
+                            v = 0;
 #line 22 "scan.kern"
-                    if (0) {
+                            if (0) {
 #line 23 "scan.kern"
-                        v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                                v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                            }
+                        }
+                        krt_cv_v[krt_j] = (int32_t)v;
+                    }
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c - 8 + krt_j;
+#line 193 "scan.c"
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t v KRT_MAYBE_UNUSED = krt_cv_v[krt_j];
+                        {
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 25 "scan.kern"
+                            krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                        }
                     }
                 }
-                {
-                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                for (int krt_x = (int)krt_c; krt_x-- > 0;) {
+#line 206 "scan.c"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int64_t v KRT_MAYBE_UNUSED = 0;
+                    {
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 21 "scan.kern"
+                        v = 0;
+#line 22 "scan.kern"
+                        if (0) {
+#line 23 "scan.kern"
+                            v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                        }
+                    }
+                    {
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "scan.kern"
-                    krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                        krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                    }
                 }
             }
         } else {
+#line 229 "scan.c"
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 154 "scan.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -179,7 +255,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         offset = offset * 2;
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 183 "scan.c"
+#line 259 "scan.c"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -194,7 +270,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 198 "scan.c"
+#line 274 "scan.c"
         }
     } else {
         {
@@ -207,7 +283,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 211 "scan.c"
+#line 287 "scan.c"
             }
         }
     }

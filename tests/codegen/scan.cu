@@ -206,53 +206,129 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.y = 0;
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
-            for (int krt_x = (int)krt_b->block_dim.x; krt_x-- > (int)krt_s0;) {
+            {
 #line 211 "scan.cu"
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t v KRT_MAYBE_UNUSED = 0;
-                {
-                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int krt_c = (int)krt_b->block_dim.x;
+                for (; krt_c - 8 >= (int)krt_s0; krt_c -= 8) {
+                    int32_t krt_cv_v[8] = {0};
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c - 8 + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t v KRT_MAYBE_UNUSED = 0;
+                        {
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 21 "scan.kern"
-                    v = 0;
+                            v = 0;
 #line 22 "scan.kern"
-                    if (1) {
+                            if (1) {
 #line 23 "scan.kern"
-                        v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                                v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                            }
+                        }
+                        krt_cv_v[krt_j] = (int32_t)v;
+                    }
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c - 8 + krt_j;
+#line 235 "scan.cu"
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t v KRT_MAYBE_UNUSED = krt_cv_v[krt_j];
+                        {
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 25 "scan.kern"
+                            krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                        }
                     }
                 }
-                {
-                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                for (int krt_x = (int)krt_c; krt_x-- > (int)krt_s0;) {
+#line 248 "scan.cu"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int64_t v KRT_MAYBE_UNUSED = 0;
+                    {
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 21 "scan.kern"
+                        v = 0;
+#line 22 "scan.kern"
+                        if (1) {
+#line 23 "scan.kern"
+                            v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                        }
+                    }
+                    {
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "scan.kern"
-                    krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                        krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                    }
                 }
             }
-            for (int krt_x = (int)krt_s0; krt_x-- > 0;) {
-                krt_t = (size_t)krt_x;
-#line 234 "scan.cu"
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t v KRT_MAYBE_UNUSED = 0;
-                {
-                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            {
+#line 271 "scan.cu"
+                int krt_c = (int)krt_s0;
+                for (; krt_c - 8 >= 0; krt_c -= 8) {
+                    int32_t krt_cv_v[8] = {0};
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c - 8 + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t v KRT_MAYBE_UNUSED = 0;
+                        {
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 21 "scan.kern"
-                    v = 0;
+                            v = 0;
 #line 22 "scan.kern"
-                    if (0) {
+                            if (0) {
 #line 23 "scan.kern"
-                        v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                                v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                            }
+                        }
+                        krt_cv_v[krt_j] = (int32_t)v;
+                    }
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c - 8 + krt_j;
+#line 295 "scan.cu"
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t v KRT_MAYBE_UNUSED = krt_cv_v[krt_j];
+                        {
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 25 "scan.kern"
+                            krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                        }
                     }
                 }
-                {
-                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                for (int krt_x = (int)krt_c; krt_x-- > 0;) {
+#line 308 "scan.cu"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int64_t v KRT_MAYBE_UNUSED = 0;
+                    {
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 21 "scan.kern"
+                        v = 0;
+#line 22 "scan.kern"
+                        if (0) {
+#line 23 "scan.kern"
+                            v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                        }
+                    }
+                    {
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "scan.kern"
-                    krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                        krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                    }
                 }
             }
         } else {
+#line 331 "scan.cu"
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 256 "scan.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -281,7 +357,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         offset = offset * 2;
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 285 "scan.cu"
+#line 361 "scan.cu"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -296,7 +372,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 300 "scan.cu"
+#line 376 "scan.cu"
         }
     } else {
         {
@@ -309,7 +385,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 313 "scan.cu"
+#line 389 "scan.cu"
             }
         }
     }
