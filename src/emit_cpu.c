@@ -780,6 +780,23 @@ static Visit uses_var(const Node *n, void *ctx)
     return n->kind == E_VAR && n->var == ctx ? VISIT_STOP : VISIT_CHILDREN;
 }
 
+/* Arithmetic on scalars, constants and argument-free API values (block
+ * sizes): what a uniform statement may compute to run before region a. */
+static Visit impure(const Node *n, void *ctx)
+{
+    (void)ctx;
+    switch (n->kind) {
+    case E_CONST: case E_CAST: case E_UNARY: case E_COMPARE: case E_BOOLOP: case E_BINOP:
+        return VISIT_CHILDREN;
+    case E_VAR:
+        return n->var && n->var->type && n->var->type->kind != TY_ARRAY ? VISIT_CHILDREN : VISIT_STOP;
+    case E_API:
+        return n->args.len == 0 ? VISIT_SKIP : VISIT_STOP;
+    default:
+        return VISIT_STOP;
+    }
+}
+
 static bool region_plain(const Emitter *E, const CpuBlock *r, const CpuBlock *t)
 {
     if (r->kind != CB_REGION || r->nexits > 0 || r->uvars.len > 0 || r->xclamp || r->fused ||
@@ -849,9 +866,10 @@ static int tree_fusable(const Emitter *E, const CpuList *l, int i)
     /* the uniform statements run before a: a must not read what they set */
     for (int k = i + 1; k < j; k++) {
         const Node *u = l->items[k]->stmt;
-        const Node *tg = u->kind == S_ASSIGN && u->args.len == 1 ? u->args.items[0]
+        const Node *tg = !u ? NULL
+                         : u->kind == S_ASSIGN && u->args.len == 1 ? u->args.items[0]
                          : u->kind == S_AUGASSIGN ? u->lhs : NULL;
-        if (!u || !tg || tg->kind != E_VAR || !tg->var)
+        if (!tg || tg->kind != E_VAR || !tg->var || node_walk(u->rhs, impure, NULL))
             return 0;
         for (int m = 0; m < a->nitems; m++)
             if (node_walk(a->items[m].stmt, uses_var, (void *)tg->var))
@@ -923,7 +941,7 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
     int ka = cache_index(a, v), kb = cache_index(b, v);
     /* does anything but a, the tree and b read v's frame field?  (refs:
      * lower_cpu.c's cache_block) */
-    int *refs = v->kind == VAR_PARAM ? NULL : &a->ctx->local_refs[v->index];
+    int *refs = v->kind == VAR_PARAM || !a->ctx->local_refs ? NULL : &a->ctx->local_refs[v->index];
     int mine = 3 + (ka >= 0) + (kb >= 0);   /* the tree's 3 (its region, the warp's 2) */
     bool load = ka >= 0 && a->cache_load[ka] && !region_sets_first(a, v);
     bool store = !refs || *refs != mine || load;
