@@ -1135,12 +1135,42 @@ KRT_LANES_FN_ void krt_lanes_tree16_add_f32(float *lv)
     __builtin_memcpy(lv + 24, &c6, sizeof c6);
     __builtin_memcpy(lv + 28, &c7, sizeof c7);
 }
+/* Lane 0's result of that tree alone (a warp whose other lanes' results
+ * nobody reads: kernc's print_tree_fused), by the same additions: lanes
+ * 0..3 of each level need lanes 0..7 of the level before. */
+KRT_LANES_FN_ float krt_lanes_tree16_lane0_f32(const float *lv)
+{
+    krt_lanevec_f32 c0, c1, c2, c3, c4, c5, c6, c7;
+    __builtin_memcpy(&c0, lv, sizeof c0);
+    __builtin_memcpy(&c1, lv + 4, sizeof c1);
+    __builtin_memcpy(&c2, lv + 8, sizeof c2);
+    __builtin_memcpy(&c3, lv + 12, sizeof c3);
+    __builtin_memcpy(&c4, lv + 16, sizeof c4);
+    __builtin_memcpy(&c5, lv + 20, sizeof c5);
+    __builtin_memcpy(&c6, lv + 24, sizeof c6);
+    __builtin_memcpy(&c7, lv + 28, sizeof c7);
+    c0 = c0 + c4; c1 = c1 + c5; c2 = c2 + c6; c3 = c3 + c7;   /* 16 */
+    c0 = c0 + c2; c1 = c1 + c3;                               /* 8 */
+    c0 = c0 + c1;                                             /* 4 */
+    c0 = c0 + __builtin_shufflevector(c0, c0, 2, 3, 2, 3);    /* 2 */
+    c0 = c0 + __builtin_shufflevector(c0, c0, 1, 1, 1, 1);    /* 1 */
+    return c0[0];
+}
 #else
 KRT_LANES_FN_ void krt_lanes_tree16_add_f32(float *lv)
 {
     int64_t d;
     for (d = 16; d > 0; d /= 2)
         krt_lanes_down_add_f32(lv, 32, d);
+}
+KRT_LANES_FN_ float krt_lanes_tree16_lane0_f32(const float *lv)
+{
+    float t[64];
+    int l;
+    for (l = 0; l < 32; l++)
+        t[l] = lv[l];
+    krt_lanes_tree16_add_f32(t);
+    return t[0];
 }
 #endif
 

@@ -767,10 +767,10 @@ static void print_warp_tree(Emitter *E, const CpuBlock *b)
         outf(E, "if (krt_wn == 32 && krt_t16)");
         outf(E, "    krt_lanes_tree16_add_f32(%s);", lv);
         outf(E, "else");
-        outf(E, "    for (krt_k = 0; krt_k < %s; krt_k++)", nlev);
+        outf(E, "    for (krt_k = 0; krt_k < %s && krt_k < KRT_LANES_MAXLEV; krt_k++)", nlev);
         outf(E, "        krt_lanes_down_add_%s(%s, krt_wn, %s[krt_k]);", suf, lv, lev);
     } else {
-        outf(E, "for (krt_k = 0; krt_k < %s; krt_k++)", nlev);
+        outf(E, "for (krt_k = 0; krt_k < %s && krt_k < KRT_LANES_MAXLEV; krt_k++)", nlev);
         outf(E, "    krt_lanes_down_add_%s(%s, krt_wn, %s[krt_k]);", suf, lv, lev);
     }
     outf(E, "krt_lanes_put_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
@@ -803,6 +803,309 @@ static void print_warp_tree(Emitter *E, const CpuBlock *b)
     outf(E, "}");
     E->indent--;
     outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+}
+
+/* warp (issue 10): region a, the block-uniform statements before a tree
+ * (CB_UNIFORM), the tree loop t (CpuBlock.tree) and region b, warp by
+ * warp in a 1-D block: each warp's lanes run a, storing the shuffled
+ * variable straight into the lane array, the tree runs on it, and the
+ * lanes run b from it -- no frame round trip for the tree's value (issue
+ * 10's "warp operations on lane arrays").  Warps share nothing without a
+ * barrier, so a then b one warp after the other is one of the orders a GPU
+ * may take.  Which lists qualify: tree_fusable. */
+static Visit uses_var(const Node *n, void *ctx)
+{
+    return n->kind == E_VAR && n->var == ctx ? VISIT_STOP : VISIT_CHILDREN;
+}
+
+/* Arithmetic on scalars, constants and argument-free API values (block
+ * sizes): what a uniform statement may compute to run before region a. */
+static Visit impure(const Node *n, void *ctx)
+{
+    (void)ctx;
+    switch (n->kind) {
+    case E_CONST: case E_CAST: case E_UNARY: case E_COMPARE: case E_BOOLOP: case E_BINOP:
+        return VISIT_CHILDREN;
+    case E_VAR:
+        return n->var && n->var->type && n->var->type->kind != TY_ARRAY ? VISIT_CHILDREN : VISIT_STOP;
+    case E_API:
+        return n->args.len == 0 ? VISIT_SKIP : VISIT_STOP;
+    default:
+        return VISIT_STOP;
+    }
+}
+
+static bool region_plain(const Emitter *E, const CpuBlock *r, const CpuBlock *t)
+{
+    if (r->kind != CB_REGION || r->nexits > 0 || r->uvars.len > 0 || r->xclamp || r->fused ||
+        r->bar_fuse || r->ctx != t->ctx || r->binds != t->binds || r->inl != t->inl || r->ctx->debug ||
+        (E->opt && E->opt->racecheck))
+        return false;
+    for (int i = 0; i < r->nitems; i++)
+        if (r->items[i].kind != CI_STMT)
+            return false;
+    return true;
+}
+
+/* The index in r's cache of v, or -1. */
+static int cache_index(const CpuBlock *r, const Var *v)
+{
+    for (int i = 0; i < r->ncache; i++)
+        if (r->cache[i] == v)
+            return i;
+    return -1;
+}
+
+/* Does region r set v, at its top level, before anything reads it? */
+static bool region_sets_first(const CpuBlock *r, const Var *v)
+{
+    for (int i = 0; i < r->nitems; i++) {
+        const Node *s = r->items[i].stmt;
+        if (s->kind == S_ASSIGN && s->args.len == 1 && s->args.items[0]->kind == E_VAR &&
+            s->args.items[0]->var == v && !node_walk(s->rhs, uses_var, (void *)v))
+            return true;
+        if (node_walk(s, uses_var, (void *)v))
+            return false;
+    }
+    return false;
+}
+
+/* Is region r one `if` whose condition starts with `cuda.laneid == 0`
+ * (and nothing else): only lane 0 of each warp runs anything in it? */
+static bool region_lane0(const CpuBlock *r)
+{
+    if (r->nitems != 1 || r->items[0].kind != CI_STMT)
+        return false;
+    const Node *s = r->items[0].stmt, *c = s->kind == S_IF && s->orelse.len == 0 ? s->cond : NULL;
+    while (c && c->kind == E_BOOLOP && c->op == OP_AND)
+        c = c->lhs;
+    if (!c || c->kind != E_COMPARE || c->args.len != 2 || c->ops[0] != OP_EQ)
+        return false;
+    const Node *x = c->args.items[0], *z = c->args.items[1];
+    while (x->kind == E_CAST && x->lhs)
+        x = x->lhs;
+    return x->kind == E_API && api_id(x->api) == API_LANEID && z->kind == E_CONST && z->ival == 0 &&
+           z->fval == 0;
+}
+
+/* l[i] is region a: how many blocks from i the fused loop prints (0: not
+ * fusable). */
+static int tree_fusable(const Emitter *E, const CpuList *l, int i)
+{
+    int j = i + 1;
+    while (j < l->len && l->items[j]->kind == CB_UNIFORM)
+        j++;
+    if (j + 1 >= l->len || !l->items[j]->tree || j - i > 4)
+        return 0;
+    const CpuBlock *a = l->items[i], *t = l->items[j], *b = l->items[j + 1];
+    if (!region_plain(E, a, t) || !region_plain(E, b, t) ||
+        (j + 2 < l->len && l->items[j + 2]->bar_fuse))
+        return 0;
+    /* the uniform statements run before a: a must not read what they set */
+    for (int k = i + 1; k < j; k++) {
+        const Node *u = l->items[k]->stmt;
+        const Node *tg = !u ? NULL
+                         : u->kind == S_ASSIGN && u->args.len == 1 ? u->args.items[0]
+                         : u->kind == S_AUGASSIGN ? u->lhs : NULL;
+        if (!tg || tg->kind != E_VAR || !tg->var || node_walk(u->rhs, impure, NULL))
+            return 0;
+        for (int m = 0; m < a->nitems; m++)
+            if (node_walk(a->items[m].stmt, uses_var, (void *)tg->var))
+                return 0;
+    }
+    return j + 2 - i;
+}
+
+/* The tree's levels on the lane array lv of warp krt_w (krt_wn lanes),
+ * its deltas recorded in lev/nlev (print_tree_fused). */
+static void print_tree_levels(Emitter *E, const CpuBlock *t, const char *lv, const char *suf,
+                              const PtrVec *uv)
+{
+    const CpuBlock *w = t->tree;
+    Node *s = tree(t->stmt), *ws = tree(w->stmt);
+    const char *lev = arena_printf("krt_lev%d", w->slot), *nlev = arena_printf("krt_nlev%d", w->slot);
+    outf(E, "if (%s <= KRT_LANES_MAXLEV) {", nlev);
+    if (!strcmp(suf, "f32")) {
+        outf(E, "    if (krt_wn == 32 && krt_t16)");
+        outf(E, "        krt_lanes_tree16_add_f32(%s);", lv);
+        outf(E, "    else");
+        outf(E, "        for (krt_k = 0; krt_k < %s && krt_k < KRT_LANES_MAXLEV; krt_k++)", nlev);
+        outf(E, "            krt_lanes_down_add_%s(%s, krt_wn, %s[krt_k]);", suf, lv, lev);
+    } else {
+        outf(E, "    for (krt_k = 0; krt_k < %s && krt_k < KRT_LANES_MAXLEV; krt_k++)", nlev);
+        outf(E, "        krt_lanes_down_add_%s(%s, krt_wn, %s[krt_k]);", suf, lv, lev);
+    }
+    outf(E, "} else {");
+    E->indent++;
+    outf(E, "/* more levels than recorded: the warp runs the loop again */");
+    for (int j = 0; j < uv->len; j++) {
+        Var *u = uv->items[j];
+        outf(E, "%s = krt_in_%s;", var_ref(E, u), u->cname);
+    }
+    outf(E, "while (%s) {", ex_cond(E, s->cond));
+    E->indent++;
+    enter_block(E, w);
+    emit_lineno(E, w->line);
+    outf(E, "krt_lanes_down_add_%s(%s, krt_wn, (int64_t)(uint32_t)%s);", suf, lv, ex(E, ws->args.items[2]));
+    for (int i = 2; i < t->body.len; i++)
+        print_block(E, t->body.items[i]);
+    enter_block(E, t);
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+}
+
+/* The loop over warp krt_w's lanes, krt_f and krt_tid set (a 1-D block). */
+static void open_lane_loop(Emitter *E)
+{
+    outf(E, "for (krt_t = krt_w; krt_t < krt_w + krt_wn; krt_t++) {");
+    E->indent++;
+    outf(E, "krt_tid.x = (unsigned)krt_t;");
+    outf(E, "krt_f = &krt_fr[krt_t];");
+}
+
+static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
+{
+    const CpuBlock *a = l->items[i], *t = l->items[i + n - 2], *b = l->items[i + n - 1];
+    const CpuBlock *w = t->tree;
+    Node *s = tree(t->stmt), *ws = tree(w->stmt);
+    const Var *v = w->val_direct;
+    const char *V = v->cname ? v->cname : v->name;
+    const char *lv = arena_printf("krt_lanes%d", w->slot);
+    const char *suf = v->type == ty_scalar[TY_FLOAT32] ? "f32" : "f64";
+    const char *lev = arena_printf("krt_lev%d", w->slot), *nlev = arena_printf("krt_nlev%d", w->slot);
+    const char *lane = arena_printf("%s[krt_t - krt_w]", lv);
+    int ka = cache_index(a, v), kb = cache_index(b, v);
+    /* does anything but a, the tree and b read v's frame field?  (refs:
+     * lower_cpu.c's cache_block) */
+    int *refs = v->kind == VAR_PARAM || !a->ctx->local_refs ? NULL : &a->ctx->local_refs[v->index];
+    int mine = 3 + (ka >= 0) + (kb >= 0);   /* the tree's 3 (its region, the warp's 2) */
+    bool load = ka >= 0 && a->cache_load[ka] && !region_sets_first(a, v);
+    bool store = !refs || *refs != mine || load;
+    PtrVec uv = {0}, skip = {0};
+    for (int k = 2; k < t->body.len; k++) {
+        const Node *u = t->body.items[k]->stmt;
+        Var *x = u->kind == S_ASSIGN ? u->args.items[0]->var : u->lhs->var;
+        bool seen = false;
+        for (int j = 0; j < uv.len; j++)
+            seen = seen || uv.items[j] == x;
+        if (!seen)
+            vec_push(&uv, x);
+    }
+    enter_block(E, a);
+    emit_lineno(E, a->line);
+    outf(E, "if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {");
+    E->indent++;
+    outf(E, "/* a 1-D block: warp by warp, the region before the tree storing %s in the", v->name);
+    outf(E, " * warp's lane array, the tree on it, the region after reading it there */");
+    for (int k = i + 1; k < i + n - 2; k++)
+        print_block(E, l->items[k]);
+    enter_block(E, t);
+    emit_lineno(E, t->line);
+    outf(E, "int64_t %s[KRT_LANES_MAXLEV], %s = 0, krt_k;", lev, nlev);
+    outf(E, "%s %s[64];   /* 32 lanes, 32 for krt_lanes_down_add_%s */", t_c(v->type), lv, suf);
+    for (int j = 0; j < uv.len; j++) {
+        Var *u = uv.items[j];
+        outf(E, "const %s krt_in_%s = %s;", t_c(u->type), u->cname, var_ref(E, u));
+    }
+    outf(E, "while (%s) {", ex_cond(E, s->cond));
+    E->indent++;
+    enter_block(E, w);
+    emit_lineno(E, w->line);
+    outf(E, "if (%s < KRT_LANES_MAXLEV)", nlev);
+    outf(E, "    %s[%s] = (int64_t)(uint32_t)%s;", lev, nlev, ex(E, ws->args.items[2]));
+    outf(E, "%s++;", nlev);
+    for (int k = 2; k < t->body.len; k++)
+        print_block(E, t->body.items[k]);
+    enter_block(E, t);
+    E->indent--;
+    outf(E, "}");
+    if (!strcmp(suf, "f32"))
+        outf(E, "const int krt_t16 = krt_lanes_is_tree16(%s, %s);", lev, nlev);
+    outf(E, "krt_tid.y = 0;");
+    outf(E, "krt_tid.z = 0;");
+    outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
+    E->indent++;
+    outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
+    /* a: v in a C local of the loop, into the lane array */
+    enter_block(E, a);
+    open_lane_loop(E);
+    if (ka >= 0) {
+        vec_push(&skip, (void *)v);
+        outf(E, "%s %s = %s;", t_c(v->type), cached_name(a, v),
+             load ? arena_printf("krt_f->%s", cached_name(a, v)) : zero_of(v->type));
+    }
+    outf(E, "{");
+    E->indent++;
+    print_region_run_skip(E, a, NULL, NULL, false, ka >= 0 ? &skip : NULL);
+    E->indent--;
+    outf(E, "}");
+    outf(E, "%s = %s;", lane, ka >= 0 ? cached_name(a, v) : arena_printf("krt_f->%s", V));
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->indent--;
+    outf(E, "}");
+    enter_block(E, t);
+    bool lane0 = !store && region_lane0(b);
+    if (lane0 && !strcmp(suf, "f32")) {
+        outf(E, "if (krt_wn == 32 && krt_t16) {");
+        outf(E, "    %s[0] = krt_lanes_tree16_lane0_f32(%s);   /* the only result read */", lv, lv);
+        outf(E, "} else {");
+        E->indent++;
+        print_tree_levels(E, t, lv, suf, &uv);
+        E->indent--;
+        outf(E, "}");
+    } else {
+        print_tree_levels(E, t, lv, suf, &uv);
+    }
+    /* b: v from the lane array (and into its frame field when read
+     * elsewhere) */
+    enter_block(E, b);
+    if (lane0) {
+        outf(E, "/* only lane 0 runs anything here */");
+        outf(E, "krt_t = krt_w;");
+        outf(E, "krt_tid.x = (unsigned)krt_t;");
+        outf(E, "krt_f = &krt_fr[krt_t];");
+        outf(E, "{");
+        E->indent++;
+        print_region_run(E, b, kb >= 0 ? v : NULL, arena_printf("%s[0]", lv), false);
+        E->indent--;
+        outf(E, "}");
+        E->thread_loop = false;
+        E->cpu_region = NULL;
+        E->indent--;
+        outf(E, "}");
+        E->indent--;
+        outf(E, "} else {");
+        E->indent++;
+        for (int k = i; k < i + n; k++)
+            print_block(E, l->items[k]);
+        E->indent--;
+        outf(E, "}");
+        return;
+    }
+    open_lane_loop(E);
+    if (kb < 0 && store)
+        outf(E, "krt_f->%s = %s;", V, lane);
+    outf(E, "{");
+    E->indent++;
+    print_region_run(E, b, kb >= 0 ? v : NULL, lane, store);
+    E->indent--;
+    outf(E, "}");
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "} else {");
+    E->indent++;
+    for (int k = i; k < i + n; k++)
+        print_block(E, l->items[k]);
     E->indent--;
     outf(E, "}");
 }
@@ -1195,6 +1498,12 @@ static void print_list(Emitter *E, const CpuList *l)
         if (i + 2 < l->len && l->items[i + 1]->bar_fuse) {
             print_bar_fused(E, l->items[i], l->items[i + 1], l->items[i + 2]);
             i += 2;
+            continue;
+        }
+        int n = tree_fusable(E, l, i);   /* warp (issue 10) */
+        if (n > 0) {
+            print_tree_fused(E, l, i, n);
+            i += n - 1;
             continue;
         }
         print_block(E, l->items[i]);

@@ -341,22 +341,12 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        float v KRT_MAYBE_UNUSED = krt_f->v;
-#line 12 "e2e_warp.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-#line 13 "e2e_warp.kern"
-        v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
-        krt_f->v = v;
-    }
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: warp by warp, the region before the tree storing v in the
+         * warp's lane array, the tree on it, the region after reading it there */
 #line 14 "e2e_warp.kern"
-    off = 16;
+        off = 16;
 #line 15 "e2e_warp.kern"
-    /* a shuffle-reduction tree: the loop runs once for the block, recording
-     * its deltas, then each warp runs the levels on an array of its lanes' v */
-    {
         int64_t krt_lev0[KRT_LANES_MAXLEV], krt_nlev0 = 0, krt_k;
         float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
         const int64_t krt_in_off = off;
@@ -368,47 +358,128 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 17 "e2e_warp.kern"
             off = (int64_t)((int32_t)off >> 1);
         }
-        if (krt_nlev0 <= KRT_LANES_MAXLEV) {
-            const int krt_t16 = krt_lanes_is_tree16(krt_lev0, krt_nlev0);
-            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-                krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
-                if (krt_wn == 32 && krt_t16)
-                    krt_lanes_tree16_add_f32(krt_lanes0);
-                else
-                    for (krt_k = 0; krt_k < krt_nlev0; krt_k++)
-                        krt_lanes_down_add_f32(krt_lanes0, krt_wn, krt_lev0[krt_k]);
-                krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
-            }
-        } else {
-            /* more levels than recorded: each warp runs the loop again */
-            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-                krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
-                off = krt_in_off;
-                while (off > 0) {
-#line 16 "e2e_warp.kern"
-                    krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
-#line 17 "e2e_warp.kern"
-                    off = (int64_t)((int32_t)off >> 1);
+        const int krt_t16 = krt_lanes_is_tree16(krt_lev0, krt_nlev0);
+        krt_tid.y = 0;
+        krt_tid.z = 0;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            for (krt_t = krt_w; krt_t < krt_w + krt_wn; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                float v = 0;
+                {
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "e2e_warp.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 13 "e2e_warp.kern"
+                    v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
                 }
-                krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                krt_lanes0[krt_t - krt_w] = v;
+            }
+            if (krt_wn == 32 && krt_t16) {
+                krt_lanes0[0] = krt_lanes_tree16_lane0_f32(krt_lanes0);   /* the only result read */
+            } else {
+                if (krt_nlev0 <= KRT_LANES_MAXLEV) {
+                    if (krt_wn == 32 && krt_t16)
+                        krt_lanes_tree16_add_f32(krt_lanes0);
+                    else
+                        for (krt_k = 0; krt_k < krt_nlev0 && krt_k < KRT_LANES_MAXLEV; krt_k++)
+                            krt_lanes_down_add_f32(krt_lanes0, krt_wn, krt_lev0[krt_k]);
+                } else {
+                    /* more levels than recorded: the warp runs the loop again */
+                    off = krt_in_off;
+                    while (off > 0) {
+#line 16 "e2e_warp.kern"
+                        krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+#line 17 "e2e_warp.kern"
+                        off = (int64_t)((int32_t)off >> 1);
+                    }
+                }
+            }
+            /* only lane 0 runs anything here */
+            krt_t = krt_w;
+            krt_tid.x = (unsigned)krt_t;
+            krt_f = &krt_fr[krt_t];
+            {
+                float v KRT_MAYBE_UNUSED = krt_lanes0[0];
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 18 "e2e_warp.kern"
+                if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
+#line 19 "e2e_warp.kern"
+                    ((float *)out.data)[(i >> 5)] = v;
+                }
             }
         }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        float v KRT_MAYBE_UNUSED = krt_f->v;
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            float v KRT_MAYBE_UNUSED = krt_f->v;
+#line 12 "e2e_warp.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 13 "e2e_warp.kern"
+            v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+            krt_f->v = v;
+        }
+#line 14 "e2e_warp.kern"
+        off = 16;
+#line 15 "e2e_warp.kern"
+        /* a shuffle-reduction tree: the loop runs once for the block, recording
+         * its deltas, then each warp runs the levels on an array of its lanes' v */
+        {
+            int64_t krt_lev0[KRT_LANES_MAXLEV], krt_nlev0 = 0, krt_k;
+            float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
+            const int64_t krt_in_off = off;
+            while (off > 0) {
+#line 16 "e2e_warp.kern"
+                if (krt_nlev0 < KRT_LANES_MAXLEV)
+                    krt_lev0[krt_nlev0] = (int64_t)(uint32_t)((int32_t)off);
+                krt_nlev0++;
+#line 17 "e2e_warp.kern"
+                off = (int64_t)((int32_t)off >> 1);
+            }
+            if (krt_nlev0 <= KRT_LANES_MAXLEV) {
+                const int krt_t16 = krt_lanes_is_tree16(krt_lev0, krt_nlev0);
+                for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                    krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                    krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                    if (krt_wn == 32 && krt_t16)
+                        krt_lanes_tree16_add_f32(krt_lanes0);
+                    else
+                        for (krt_k = 0; krt_k < krt_nlev0 && krt_k < KRT_LANES_MAXLEV; krt_k++)
+                            krt_lanes_down_add_f32(krt_lanes0, krt_wn, krt_lev0[krt_k]);
+                    krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                }
+            } else {
+                /* more levels than recorded: each warp runs the loop again */
+                for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                    krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                    krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                    off = krt_in_off;
+                    while (off > 0) {
+#line 16 "e2e_warp.kern"
+                        krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+#line 17 "e2e_warp.kern"
+                        off = (int64_t)((int32_t)off >> 1);
+                    }
+                    krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                }
+            }
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            float v KRT_MAYBE_UNUSED = krt_f->v;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "e2e_warp.kern"
-        if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
+            if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 19 "e2e_warp.kern"
-            ((float *)out.data)[(i >> 5)] = v;
+                ((float *)out.data)[(i >> 5)] = v;
+            }
         }
     }
 }
 
-#line 412 "e2e_warp.cu"
+#line 483 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -472,7 +543,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 476 "e2e_warp.cu"
+#line 547 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -574,7 +645,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 578 "e2e_warp.cu"
+#line 649 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -695,7 +766,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 699 "e2e_warp.cu"
+#line 770 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -746,7 +817,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 750 "e2e_warp.cu"
+#line 821 "e2e_warp.cu"
                 }
             }
         }
@@ -789,7 +860,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     }
-#line 793 "e2e_warp.cu"
+#line 864 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -838,7 +909,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 842 "e2e_warp.cu"
+#line 913 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -859,7 +930,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 863 "e2e_warp.cu"
+#line 934 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -873,7 +944,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 877 "e2e_warp.cu"
+#line 948 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -891,7 +962,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
-#line 895 "e2e_warp.cu"
+#line 966 "e2e_warp.cu"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -914,7 +985,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 918 "e2e_warp.cu"
+#line 989 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -930,7 +1001,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 934 "e2e_warp.cu"
+#line 1005 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -946,7 +1017,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 950 "e2e_warp.cu"
+#line 1021 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -965,7 +1036,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 969 "e2e_warp.cu"
+#line 1040 "e2e_warp.cu"
         }
     }
 }
