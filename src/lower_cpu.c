@@ -1568,11 +1568,36 @@ static Visit split_visit(const Node *n, void *ctx)
     return VISIT_CHILDREN;
 }
 
+/* The copies cost code size (one per range): a region that calls a
+ * device function or a foreign one is not split.  Its threads don't run
+ * in SIMD lanes anyway, one test per thread is little beside a call, and
+ * each copy is more C to print and compile (bench/gen-kern.sh's kernels:
+ * 55% more C). */
+static Visit call_visit(const Node *n, void *ctx)
+{
+    if (n->kind == E_CALLFN || n->kind == E_FFICALL) {
+        *(bool *)ctx = true;
+        return VISIT_STOP;
+    }
+    return VISIT_CHILDREN;
+}
+
+static bool split_calls(const CpuBlock *b)
+{
+    bool call = false;
+    for (int j = 0; j < b->nitems && !call; j++)
+        if (b->items[j].kind == CI_STMT)
+            node_walk(b->items[j].stmt, call_visit, &call);
+    return call;
+}
+
 static void split_list(const Lower *L, CpuList *l)
 {
     for (int i = 0; i < l->len; i++) {
         CpuBlock *b = l->items[i];
         if (b->kind == CB_BARRIER && b->bar_fuse && i > 0 && i + 1 < l->len) {
+            if (split_calls(l->items[i - 1]) || split_calls(l->items[i + 1]))
+                continue;
             SplitScan S = {L, b};
             for (int k = -1; k <= 1; k += 2)
                 for (int j = 0; j < l->items[i + k]->nitems; j++)
@@ -1583,6 +1608,8 @@ static void split_list(const Lower *L, CpuList *l)
         if (b->kind == CB_REGION && !by_fused && b->ctx == L->K->vars && !b->ctx->debug && !b->uvars.len &&
             !b->nexits && !b->fused && !b->inl) {
             /* a region alone: the same in its 1-D loop (print_region) */
+            if (split_calls(b))
+                continue;
             SplitScan S = {L, b};
             if (b->xclamp) {   /* its `if` is the loop's range already */
                 const Node *x = b->items[0].stmt;

@@ -207,58 +207,22 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 229 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 243 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 256 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 262 "max_reduce.c"
+#line 226 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -268,13 +232,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 272 "max_reduce.c"
+#line 236 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 278 "max_reduce.c"
+#line 242 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -294,7 +258,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 298 "max_reduce.c"
+#line 262 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -306,7 +270,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 310 "max_reduce.c"
+#line 274 "max_reduce.c"
                 }
             }
         } else {
@@ -329,7 +293,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 333 "max_reduce.c"
+#line 297 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -340,14 +304,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 344 "max_reduce.c"
+#line 308 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 351 "max_reduce.c"
+#line 315 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -358,7 +322,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 362 "max_reduce.c"
+#line 326 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -381,13 +345,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 385 "max_reduce.c"
+#line 349 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 391 "max_reduce.c"
+#line 355 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -395,7 +359,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 399 "max_reduce.c"
+#line 363 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -421,20 +385,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 425 "max_reduce.c"
+#line 389 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 432 "max_reduce.c"
+#line 396 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 438 "max_reduce.c"
+#line 402 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -452,7 +416,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 456 "max_reduce.c"
+#line 420 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -462,7 +426,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 466 "max_reduce.c"
+#line 430 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -475,18 +439,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 479 "max_reduce.c"
+#line 443 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 485 "max_reduce.c"
+#line 449 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 490 "max_reduce.c"
+#line 454 "max_reduce.c"
 }
 
 struct max_reduce__red_i2__shared {
@@ -528,7 +492,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 532 "max_reduce.c"
+#line 496 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -556,13 +520,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 560 "max_reduce.c"
+#line 524 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 566 "max_reduce.c"
+#line 530 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -581,7 +545,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 585 "max_reduce.c"
+#line 549 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -592,14 +556,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 596 "max_reduce.c"
+#line 560 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 603 "max_reduce.c"
+#line 567 "max_reduce.c"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -612,7 +576,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 616 "max_reduce.c"
+#line 580 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -624,7 +588,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 628 "max_reduce.c"
+#line 592 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -635,7 +599,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 639 "max_reduce.c"
+#line 603 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -657,13 +621,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 661 "max_reduce.c"
+#line 625 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 667 "max_reduce.c"
+#line 631 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -671,65 +635,29 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 675 "max_reduce.c"
+#line 639 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 700 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 714 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 727 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 733 "max_reduce.c"
+#line 661 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -739,13 +667,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 743 "max_reduce.c"
+#line 671 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 749 "max_reduce.c"
+#line 677 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -765,7 +693,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 769 "max_reduce.c"
+#line 697 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -777,7 +705,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 781 "max_reduce.c"
+#line 709 "max_reduce.c"
                 }
             }
         } else {
@@ -800,7 +728,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 804 "max_reduce.c"
+#line 732 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -811,14 +739,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 815 "max_reduce.c"
+#line 743 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 822 "max_reduce.c"
+#line 750 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -829,7 +757,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 833 "max_reduce.c"
+#line 761 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -852,13 +780,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 856 "max_reduce.c"
+#line 784 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 862 "max_reduce.c"
+#line 790 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -866,7 +794,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 870 "max_reduce.c"
+#line 798 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -892,20 +820,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 896 "max_reduce.c"
+#line 824 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 903 "max_reduce.c"
+#line 831 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 909 "max_reduce.c"
+#line 837 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -923,7 +851,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 927 "max_reduce.c"
+#line 855 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -933,7 +861,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 937 "max_reduce.c"
+#line 865 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -946,18 +874,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 950 "max_reduce.c"
+#line 878 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 956 "max_reduce.c"
+#line 884 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 961 "max_reduce.c"
+#line 889 "max_reduce.c"
 }
 
 struct max_reduce__red_i4__shared {
@@ -999,7 +927,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 1003 "max_reduce.c"
+#line 931 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -1027,13 +955,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1031 "max_reduce.c"
+#line 959 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1037 "max_reduce.c"
+#line 965 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1052,7 +980,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1056 "max_reduce.c"
+#line 984 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -1063,14 +991,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 1067 "max_reduce.c"
+#line 995 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1074 "max_reduce.c"
+#line 1002 "max_reduce.c"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -1083,7 +1011,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1087 "max_reduce.c"
+#line 1015 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1095,7 +1023,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1099 "max_reduce.c"
+#line 1027 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1106,7 +1034,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1110 "max_reduce.c"
+#line 1038 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1128,13 +1056,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1132 "max_reduce.c"
+#line 1060 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1138 "max_reduce.c"
+#line 1066 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1142,65 +1070,29 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1146 "max_reduce.c"
+#line 1074 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 1171 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 1185 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 1198 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1204 "max_reduce.c"
+#line 1096 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1210,13 +1102,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1214 "max_reduce.c"
+#line 1106 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 1220 "max_reduce.c"
+#line 1112 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -1236,7 +1128,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 1240 "max_reduce.c"
+#line 1132 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -1248,7 +1140,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1252 "max_reduce.c"
+#line 1144 "max_reduce.c"
                 }
             }
         } else {
@@ -1271,7 +1163,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1275 "max_reduce.c"
+#line 1167 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -1282,14 +1174,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1286 "max_reduce.c"
+#line 1178 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1293 "max_reduce.c"
+#line 1185 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1300,7 +1192,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1304 "max_reduce.c"
+#line 1196 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1323,13 +1215,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1327 "max_reduce.c"
+#line 1219 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1333 "max_reduce.c"
+#line 1225 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1337,7 +1229,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1341 "max_reduce.c"
+#line 1233 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1363,20 +1255,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1367 "max_reduce.c"
+#line 1259 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1374 "max_reduce.c"
+#line 1266 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1380 "max_reduce.c"
+#line 1272 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1394,7 +1286,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1398 "max_reduce.c"
+#line 1290 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1404,7 +1296,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1408 "max_reduce.c"
+#line 1300 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1417,18 +1309,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1421 "max_reduce.c"
+#line 1313 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 1427 "max_reduce.c"
+#line 1319 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 1432 "max_reduce.c"
+#line 1324 "max_reduce.c"
 }
 
 struct max_reduce__red_i8__shared {
@@ -1470,7 +1362,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 1474 "max_reduce.c"
+#line 1366 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -1498,13 +1390,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1502 "max_reduce.c"
+#line 1394 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1508 "max_reduce.c"
+#line 1400 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1523,7 +1415,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1527 "max_reduce.c"
+#line 1419 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -1534,14 +1426,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 1538 "max_reduce.c"
+#line 1430 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1545 "max_reduce.c"
+#line 1437 "max_reduce.c"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -1554,7 +1446,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1558 "max_reduce.c"
+#line 1450 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1566,7 +1458,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1570 "max_reduce.c"
+#line 1462 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1577,7 +1469,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1581 "max_reduce.c"
+#line 1473 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1599,13 +1491,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1603 "max_reduce.c"
+#line 1495 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1609 "max_reduce.c"
+#line 1501 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1613,65 +1505,29 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1617 "max_reduce.c"
+#line 1509 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 1642 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 1656 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 1669 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1675 "max_reduce.c"
+#line 1531 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1681,13 +1537,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1685 "max_reduce.c"
+#line 1541 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 1691 "max_reduce.c"
+#line 1547 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -1707,7 +1563,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 1711 "max_reduce.c"
+#line 1567 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -1719,7 +1575,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1723 "max_reduce.c"
+#line 1579 "max_reduce.c"
                 }
             }
         } else {
@@ -1742,7 +1598,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1746 "max_reduce.c"
+#line 1602 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -1753,14 +1609,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1757 "max_reduce.c"
+#line 1613 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1764 "max_reduce.c"
+#line 1620 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1771,7 +1627,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1775 "max_reduce.c"
+#line 1631 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1794,13 +1650,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1798 "max_reduce.c"
+#line 1654 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1804 "max_reduce.c"
+#line 1660 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1808,7 +1664,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1812 "max_reduce.c"
+#line 1668 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1834,20 +1690,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1838 "max_reduce.c"
+#line 1694 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1845 "max_reduce.c"
+#line 1701 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1851 "max_reduce.c"
+#line 1707 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1865,7 +1721,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1869 "max_reduce.c"
+#line 1725 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1875,7 +1731,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1879 "max_reduce.c"
+#line 1735 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1888,18 +1744,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1892 "max_reduce.c"
+#line 1748 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 1898 "max_reduce.c"
+#line 1754 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 1903 "max_reduce.c"
+#line 1759 "max_reduce.c"
 }
 
 struct max_reduce__red_u1__shared {
@@ -1941,7 +1797,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 1945 "max_reduce.c"
+#line 1801 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -1969,13 +1825,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1973 "max_reduce.c"
+#line 1829 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1979 "max_reduce.c"
+#line 1835 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1994,7 +1850,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1998 "max_reduce.c"
+#line 1854 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2005,14 +1861,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2009 "max_reduce.c"
+#line 1865 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2016 "max_reduce.c"
+#line 1872 "max_reduce.c"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2025,7 +1881,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2029 "max_reduce.c"
+#line 1885 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2037,7 +1893,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2041 "max_reduce.c"
+#line 1897 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2048,7 +1904,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2052 "max_reduce.c"
+#line 1908 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2070,13 +1926,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2074 "max_reduce.c"
+#line 1930 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2080 "max_reduce.c"
+#line 1936 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2084,65 +1940,29 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2088 "max_reduce.c"
+#line 1944 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 2113 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 2127 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 2140 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2146 "max_reduce.c"
+#line 1966 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2152,13 +1972,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2156 "max_reduce.c"
+#line 1976 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 2162 "max_reduce.c"
+#line 1982 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -2178,7 +1998,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 2182 "max_reduce.c"
+#line 2002 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -2190,7 +2010,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2194 "max_reduce.c"
+#line 2014 "max_reduce.c"
                 }
             }
         } else {
@@ -2213,7 +2033,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2217 "max_reduce.c"
+#line 2037 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2224,14 +2044,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2228 "max_reduce.c"
+#line 2048 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2235 "max_reduce.c"
+#line 2055 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2242,7 +2062,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2246 "max_reduce.c"
+#line 2066 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2265,13 +2085,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2269 "max_reduce.c"
+#line 2089 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2275 "max_reduce.c"
+#line 2095 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2279,7 +2099,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2283 "max_reduce.c"
+#line 2103 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2305,20 +2125,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2309 "max_reduce.c"
+#line 2129 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2316 "max_reduce.c"
+#line 2136 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2322 "max_reduce.c"
+#line 2142 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -2336,7 +2156,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2340 "max_reduce.c"
+#line 2160 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2346,7 +2166,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2350 "max_reduce.c"
+#line 2170 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2359,18 +2179,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2363 "max_reduce.c"
+#line 2183 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 2369 "max_reduce.c"
+#line 2189 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 2374 "max_reduce.c"
+#line 2194 "max_reduce.c"
 }
 
 struct max_reduce__red_u2__shared {
@@ -2412,7 +2232,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 2416 "max_reduce.c"
+#line 2236 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -2440,13 +2260,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2444 "max_reduce.c"
+#line 2264 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2450 "max_reduce.c"
+#line 2270 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2465,7 +2285,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2469 "max_reduce.c"
+#line 2289 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2476,14 +2296,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2480 "max_reduce.c"
+#line 2300 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2487 "max_reduce.c"
+#line 2307 "max_reduce.c"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2496,7 +2316,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2500 "max_reduce.c"
+#line 2320 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2508,7 +2328,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2512 "max_reduce.c"
+#line 2332 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2519,7 +2339,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2523 "max_reduce.c"
+#line 2343 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2541,13 +2361,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2545 "max_reduce.c"
+#line 2365 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2551 "max_reduce.c"
+#line 2371 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2555,65 +2375,29 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2559 "max_reduce.c"
+#line 2379 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 2584 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 2598 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 2611 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2617 "max_reduce.c"
+#line 2401 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2623,13 +2407,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2627 "max_reduce.c"
+#line 2411 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 2633 "max_reduce.c"
+#line 2417 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -2649,7 +2433,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 2653 "max_reduce.c"
+#line 2437 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -2661,7 +2445,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2665 "max_reduce.c"
+#line 2449 "max_reduce.c"
                 }
             }
         } else {
@@ -2684,7 +2468,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2688 "max_reduce.c"
+#line 2472 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2695,14 +2479,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2699 "max_reduce.c"
+#line 2483 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2706 "max_reduce.c"
+#line 2490 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2713,7 +2497,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2717 "max_reduce.c"
+#line 2501 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2736,13 +2520,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2740 "max_reduce.c"
+#line 2524 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2746 "max_reduce.c"
+#line 2530 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2750,7 +2534,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2754 "max_reduce.c"
+#line 2538 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2776,20 +2560,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2780 "max_reduce.c"
+#line 2564 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2787 "max_reduce.c"
+#line 2571 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2793 "max_reduce.c"
+#line 2577 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -2807,7 +2591,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2811 "max_reduce.c"
+#line 2595 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2817,7 +2601,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2821 "max_reduce.c"
+#line 2605 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2830,18 +2614,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2834 "max_reduce.c"
+#line 2618 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 2840 "max_reduce.c"
+#line 2624 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 2845 "max_reduce.c"
+#line 2629 "max_reduce.c"
 }
 
 struct max_reduce__red_u4__shared {
@@ -2883,7 +2667,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 2887 "max_reduce.c"
+#line 2671 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -2911,13 +2695,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2915 "max_reduce.c"
+#line 2699 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2921 "max_reduce.c"
+#line 2705 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2936,7 +2720,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2940 "max_reduce.c"
+#line 2724 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2947,14 +2731,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2951 "max_reduce.c"
+#line 2735 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2958 "max_reduce.c"
+#line 2742 "max_reduce.c"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2967,7 +2751,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2971 "max_reduce.c"
+#line 2755 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2979,7 +2763,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2983 "max_reduce.c"
+#line 2767 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2990,7 +2774,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2994 "max_reduce.c"
+#line 2778 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3012,13 +2796,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3016 "max_reduce.c"
+#line 2800 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3022 "max_reduce.c"
+#line 2806 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3026,65 +2810,29 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3030 "max_reduce.c"
+#line 2814 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 3055 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 3069 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 3082 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3088 "max_reduce.c"
+#line 2836 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3094,13 +2842,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3098 "max_reduce.c"
+#line 2846 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 3104 "max_reduce.c"
+#line 2852 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -3120,7 +2868,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 3124 "max_reduce.c"
+#line 2872 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -3132,7 +2880,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3136 "max_reduce.c"
+#line 2884 "max_reduce.c"
                 }
             }
         } else {
@@ -3155,7 +2903,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3159 "max_reduce.c"
+#line 2907 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3166,14 +2914,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3170 "max_reduce.c"
+#line 2918 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3177 "max_reduce.c"
+#line 2925 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3184,7 +2932,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3188 "max_reduce.c"
+#line 2936 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3207,13 +2955,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3211 "max_reduce.c"
+#line 2959 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3217 "max_reduce.c"
+#line 2965 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3221,7 +2969,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3225 "max_reduce.c"
+#line 2973 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3247,20 +2995,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3251 "max_reduce.c"
+#line 2999 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3258 "max_reduce.c"
+#line 3006 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3264 "max_reduce.c"
+#line 3012 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3278,7 +3026,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3282 "max_reduce.c"
+#line 3030 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3288,7 +3036,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3292 "max_reduce.c"
+#line 3040 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3301,18 +3049,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3305 "max_reduce.c"
+#line 3053 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 3311 "max_reduce.c"
+#line 3059 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 3316 "max_reduce.c"
+#line 3064 "max_reduce.c"
 }
 
 struct max_reduce__red_u8__shared {
@@ -3354,7 +3102,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 3358 "max_reduce.c"
+#line 3106 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -3382,13 +3130,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3386 "max_reduce.c"
+#line 3134 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3392 "max_reduce.c"
+#line 3140 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3407,7 +3155,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3411 "max_reduce.c"
+#line 3159 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3418,14 +3166,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3422 "max_reduce.c"
+#line 3170 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3429 "max_reduce.c"
+#line 3177 "max_reduce.c"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3438,7 +3186,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3442 "max_reduce.c"
+#line 3190 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3450,7 +3198,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3454 "max_reduce.c"
+#line 3202 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3461,7 +3209,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3465 "max_reduce.c"
+#line 3213 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3483,13 +3231,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3487 "max_reduce.c"
+#line 3235 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3493 "max_reduce.c"
+#line 3241 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3497,65 +3245,29 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3501 "max_reduce.c"
+#line 3249 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 3526 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 3540 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 3553 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3559 "max_reduce.c"
+#line 3271 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3565,13 +3277,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3569 "max_reduce.c"
+#line 3281 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 3575 "max_reduce.c"
+#line 3287 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -3591,7 +3303,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 3595 "max_reduce.c"
+#line 3307 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -3603,7 +3315,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3607 "max_reduce.c"
+#line 3319 "max_reduce.c"
                 }
             }
         } else {
@@ -3626,7 +3338,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3630 "max_reduce.c"
+#line 3342 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3637,14 +3349,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3641 "max_reduce.c"
+#line 3353 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3648 "max_reduce.c"
+#line 3360 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3655,7 +3367,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3659 "max_reduce.c"
+#line 3371 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3678,13 +3390,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3682 "max_reduce.c"
+#line 3394 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3688 "max_reduce.c"
+#line 3400 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3692,7 +3404,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3696 "max_reduce.c"
+#line 3408 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3718,20 +3430,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3722 "max_reduce.c"
+#line 3434 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3729 "max_reduce.c"
+#line 3441 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3735 "max_reduce.c"
+#line 3447 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3749,7 +3461,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3753 "max_reduce.c"
+#line 3465 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3759,7 +3471,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3763 "max_reduce.c"
+#line 3475 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3772,18 +3484,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3776 "max_reduce.c"
+#line 3488 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 3782 "max_reduce.c"
+#line 3494 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 3787 "max_reduce.c"
+#line 3499 "max_reduce.c"
 }
 
 struct max_reduce__red_f4__shared {
@@ -3825,7 +3537,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 3829 "max_reduce.c"
+#line 3541 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -3853,13 +3565,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3857 "max_reduce.c"
+#line 3569 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3863 "max_reduce.c"
+#line 3575 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3878,7 +3590,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3882 "max_reduce.c"
+#line 3594 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3889,14 +3601,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3893 "max_reduce.c"
+#line 3605 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3900 "max_reduce.c"
+#line 3612 "max_reduce.c"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3909,7 +3621,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3913 "max_reduce.c"
+#line 3625 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3921,7 +3633,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3925 "max_reduce.c"
+#line 3637 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3932,7 +3644,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3936 "max_reduce.c"
+#line 3648 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3954,13 +3666,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3958 "max_reduce.c"
+#line 3670 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3964 "max_reduce.c"
+#line 3676 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3968,65 +3680,29 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3972 "max_reduce.c"
+#line 3684 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 3997 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4011 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4024 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4030 "max_reduce.c"
+#line 3706 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4036,13 +3712,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4040 "max_reduce.c"
+#line 3716 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4046 "max_reduce.c"
+#line 3722 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -4062,7 +3738,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4066 "max_reduce.c"
+#line 3742 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4074,7 +3750,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4078 "max_reduce.c"
+#line 3754 "max_reduce.c"
                 }
             }
         } else {
@@ -4097,7 +3773,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4101 "max_reduce.c"
+#line 3777 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4108,14 +3784,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4112 "max_reduce.c"
+#line 3788 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4119 "max_reduce.c"
+#line 3795 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4126,7 +3802,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4130 "max_reduce.c"
+#line 3806 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4149,13 +3825,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4153 "max_reduce.c"
+#line 3829 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4159 "max_reduce.c"
+#line 3835 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4163,7 +3839,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4167 "max_reduce.c"
+#line 3843 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4189,20 +3865,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4193 "max_reduce.c"
+#line 3869 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4200 "max_reduce.c"
+#line 3876 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4206 "max_reduce.c"
+#line 3882 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4220,7 +3896,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4224 "max_reduce.c"
+#line 3900 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4230,7 +3906,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4234 "max_reduce.c"
+#line 3910 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4243,18 +3919,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4247 "max_reduce.c"
+#line 3923 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 4253 "max_reduce.c"
+#line 3929 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 4258 "max_reduce.c"
+#line 3934 "max_reduce.c"
 }
 
 struct max_reduce__red_f8__shared {
@@ -4296,7 +3972,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 4300 "max_reduce.c"
+#line 3976 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4324,13 +4000,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4328 "max_reduce.c"
+#line 4004 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4334 "max_reduce.c"
+#line 4010 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4349,7 +4025,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4353 "max_reduce.c"
+#line 4029 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4360,14 +4036,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4364 "max_reduce.c"
+#line 4040 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4371 "max_reduce.c"
+#line 4047 "max_reduce.c"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4380,7 +4056,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4384 "max_reduce.c"
+#line 4060 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4392,7 +4068,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4396 "max_reduce.c"
+#line 4072 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4403,7 +4079,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4407 "max_reduce.c"
+#line 4083 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4425,13 +4101,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4429 "max_reduce.c"
+#line 4105 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4435 "max_reduce.c"
+#line 4111 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4439,65 +4115,29 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4443 "max_reduce.c"
+#line 4119 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 4468 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4482 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4495 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4501 "max_reduce.c"
+#line 4141 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4507,13 +4147,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4511 "max_reduce.c"
+#line 4151 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4517 "max_reduce.c"
+#line 4157 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -4533,7 +4173,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4537 "max_reduce.c"
+#line 4177 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4545,7 +4185,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4549 "max_reduce.c"
+#line 4189 "max_reduce.c"
                 }
             }
         } else {
@@ -4568,7 +4208,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4572 "max_reduce.c"
+#line 4212 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4579,14 +4219,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4583 "max_reduce.c"
+#line 4223 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4590 "max_reduce.c"
+#line 4230 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4597,7 +4237,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4601 "max_reduce.c"
+#line 4241 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4620,13 +4260,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4624 "max_reduce.c"
+#line 4264 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4630 "max_reduce.c"
+#line 4270 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4634,7 +4274,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4638 "max_reduce.c"
+#line 4278 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4660,20 +4300,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4664 "max_reduce.c"
+#line 4304 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4671 "max_reduce.c"
+#line 4311 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4677 "max_reduce.c"
+#line 4317 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4691,7 +4331,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4695 "max_reduce.c"
+#line 4335 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4701,7 +4341,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4705 "max_reduce.c"
+#line 4345 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4714,18 +4354,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4718 "max_reduce.c"
+#line 4358 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 4724 "max_reduce.c"
+#line 4364 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 4729 "max_reduce.c"
+#line 4369 "max_reduce.c"
 }
 
 struct max_reduce__red_f2__shared {
@@ -4767,7 +4407,7 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 4771 "max_reduce.c"
+#line 4411 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4795,13 +4435,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4799 "max_reduce.c"
+#line 4439 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4805 "max_reduce.c"
+#line 4445 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4820,7 +4460,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4824 "max_reduce.c"
+#line 4464 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4831,14 +4471,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4835 "max_reduce.c"
+#line 4475 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4842 "max_reduce.c"
+#line 4482 "max_reduce.c"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4851,7 +4491,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4855 "max_reduce.c"
+#line 4495 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4863,7 +4503,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4867 "max_reduce.c"
+#line 4507 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4874,7 +4514,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4878 "max_reduce.c"
+#line 4518 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4896,13 +4536,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4900 "max_reduce.c"
+#line 4540 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4906 "max_reduce.c"
+#line 4546 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4910,65 +4550,29 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4914 "max_reduce.c"
+#line 4554 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 4939 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4953 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4966 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4972 "max_reduce.c"
+#line 4576 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4978,13 +4582,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4982 "max_reduce.c"
+#line 4586 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4988 "max_reduce.c"
+#line 4592 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -5004,7 +4608,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 5008 "max_reduce.c"
+#line 4612 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -5016,7 +4620,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5020 "max_reduce.c"
+#line 4624 "max_reduce.c"
                 }
             }
         } else {
@@ -5039,7 +4643,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5043 "max_reduce.c"
+#line 4647 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5050,14 +4654,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5054 "max_reduce.c"
+#line 4658 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5061 "max_reduce.c"
+#line 4665 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5068,7 +4672,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5072 "max_reduce.c"
+#line 4676 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5091,13 +4695,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5095 "max_reduce.c"
+#line 4699 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5101 "max_reduce.c"
+#line 4705 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5105,7 +4709,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5109 "max_reduce.c"
+#line 4713 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5131,20 +4735,20 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5135 "max_reduce.c"
+#line 4739 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5142 "max_reduce.c"
+#line 4746 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5148 "max_reduce.c"
+#line 4752 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5162,7 +4766,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5166 "max_reduce.c"
+#line 4770 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5172,7 +4776,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5176 "max_reduce.c"
+#line 4780 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5185,18 +4789,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5189 "max_reduce.c"
+#line 4793 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
 {
-#line 5195 "max_reduce.c"
+#line 4799 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_bf16(a, b);
-#line 5200 "max_reduce.c"
+#line 4804 "max_reduce.c"
 }
 
 struct max_reduce__red_bf16__shared {
@@ -5238,7 +4842,7 @@ struct max_reduce__red_bf16__frame {
 static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 5242 "max_reduce.c"
+#line 4846 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -5266,13 +4870,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5270 "max_reduce.c"
+#line 4874 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5276 "max_reduce.c"
+#line 4880 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5291,7 +4895,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5295 "max_reduce.c"
+#line 4899 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5302,14 +4906,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5306 "max_reduce.c"
+#line 4910 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5313 "max_reduce.c"
+#line 4917 "max_reduce.c"
             krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5322,7 +4926,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5326 "max_reduce.c"
+#line 4930 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5334,7 +4938,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5338 "max_reduce.c"
+#line 4942 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5345,7 +4949,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5349 "max_reduce.c"
+#line 4953 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5367,13 +4971,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5371 "max_reduce.c"
+#line 4975 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5377 "max_reduce.c"
+#line 4981 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5381,65 +4985,29 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5385 "max_reduce.c"
+#line 4989 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 5410 "max_reduce.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 5424 "max_reduce.c"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 5437 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5443 "max_reduce.c"
+#line 5011 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5449,13 +5017,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5453 "max_reduce.c"
+#line 5021 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 5459 "max_reduce.c"
+#line 5027 "max_reduce.c"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -5475,7 +5043,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 5479 "max_reduce.c"
+#line 5047 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -5487,7 +5055,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5491 "max_reduce.c"
+#line 5059 "max_reduce.c"
                 }
             }
         } else {
@@ -5510,7 +5078,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5514 "max_reduce.c"
+#line 5082 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5521,14 +5089,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5525 "max_reduce.c"
+#line 5093 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5532 "max_reduce.c"
+#line 5100 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5539,7 +5107,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5543 "max_reduce.c"
+#line 5111 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5562,13 +5130,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5566 "max_reduce.c"
+#line 5134 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5572 "max_reduce.c"
+#line 5140 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5576,7 +5144,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5580 "max_reduce.c"
+#line 5148 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5602,20 +5170,20 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5606 "max_reduce.c"
+#line 5174 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5613 "max_reduce.c"
+#line 5181 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5619 "max_reduce.c"
+#line 5187 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5633,7 +5201,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5637 "max_reduce.c"
+#line 5205 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5643,7 +5211,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5647 "max_reduce.c"
+#line 5215 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5656,7 +5224,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5660 "max_reduce.c"
+#line 5228 "max_reduce.c"
 }
 
 /* ---- kernel descriptors and launchers ---- */

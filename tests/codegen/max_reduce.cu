@@ -4289,58 +4289,22 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 4311 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4325 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4338 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4344 "max_reduce.cu"
+#line 4308 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4350,13 +4314,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4354 "max_reduce.cu"
+#line 4318 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4360 "max_reduce.cu"
+#line 4324 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -4376,7 +4340,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4380 "max_reduce.cu"
+#line 4344 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4388,7 +4352,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4392 "max_reduce.cu"
+#line 4356 "max_reduce.cu"
                 }
             }
         } else {
@@ -4411,7 +4375,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4415 "max_reduce.cu"
+#line 4379 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4422,14 +4386,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4426 "max_reduce.cu"
+#line 4390 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4433 "max_reduce.cu"
+#line 4397 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4440,7 +4404,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4444 "max_reduce.cu"
+#line 4408 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4463,13 +4427,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4467 "max_reduce.cu"
+#line 4431 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4473 "max_reduce.cu"
+#line 4437 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4477,7 +4441,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4481 "max_reduce.cu"
+#line 4445 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4503,20 +4467,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4507 "max_reduce.cu"
+#line 4471 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4514 "max_reduce.cu"
+#line 4478 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4520 "max_reduce.cu"
+#line 4484 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4534,7 +4498,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4538 "max_reduce.cu"
+#line 4502 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4544,7 +4508,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4548 "max_reduce.cu"
+#line 4512 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4557,18 +4521,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4561 "max_reduce.cu"
+#line 4525 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 4567 "max_reduce.cu"
+#line 4531 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 4572 "max_reduce.cu"
+#line 4536 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -4610,7 +4574,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 4614 "max_reduce.cu"
+#line 4578 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4638,13 +4602,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4642 "max_reduce.cu"
+#line 4606 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4648 "max_reduce.cu"
+#line 4612 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4663,7 +4627,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4667 "max_reduce.cu"
+#line 4631 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4674,14 +4638,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4678 "max_reduce.cu"
+#line 4642 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4685 "max_reduce.cu"
+#line 4649 "max_reduce.cu"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4694,7 +4658,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4698 "max_reduce.cu"
+#line 4662 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4706,7 +4670,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4710 "max_reduce.cu"
+#line 4674 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4717,7 +4681,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4721 "max_reduce.cu"
+#line 4685 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4739,13 +4703,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4743 "max_reduce.cu"
+#line 4707 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4749 "max_reduce.cu"
+#line 4713 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4753,65 +4717,29 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4757 "max_reduce.cu"
+#line 4721 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 4782 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4796 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 4809 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4815 "max_reduce.cu"
+#line 4743 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4821,13 +4749,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4825 "max_reduce.cu"
+#line 4753 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4831 "max_reduce.cu"
+#line 4759 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -4847,7 +4775,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4851 "max_reduce.cu"
+#line 4779 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4859,7 +4787,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4863 "max_reduce.cu"
+#line 4791 "max_reduce.cu"
                 }
             }
         } else {
@@ -4882,7 +4810,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4886 "max_reduce.cu"
+#line 4814 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4893,14 +4821,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4897 "max_reduce.cu"
+#line 4825 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4904 "max_reduce.cu"
+#line 4832 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4911,7 +4839,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4915 "max_reduce.cu"
+#line 4843 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4934,13 +4862,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4938 "max_reduce.cu"
+#line 4866 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4944 "max_reduce.cu"
+#line 4872 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4948,7 +4876,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4952 "max_reduce.cu"
+#line 4880 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4974,20 +4902,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4978 "max_reduce.cu"
+#line 4906 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4985 "max_reduce.cu"
+#line 4913 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4991 "max_reduce.cu"
+#line 4919 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5005,7 +4933,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5009 "max_reduce.cu"
+#line 4937 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5015,7 +4943,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5019 "max_reduce.cu"
+#line 4947 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5028,18 +4956,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5032 "max_reduce.cu"
+#line 4960 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 5038 "max_reduce.cu"
+#line 4966 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 5043 "max_reduce.cu"
+#line 4971 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -5081,7 +5009,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 5085 "max_reduce.cu"
+#line 5013 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -5109,13 +5037,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5113 "max_reduce.cu"
+#line 5041 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5119 "max_reduce.cu"
+#line 5047 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5134,7 +5062,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5138 "max_reduce.cu"
+#line 5066 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5145,14 +5073,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5149 "max_reduce.cu"
+#line 5077 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5156 "max_reduce.cu"
+#line 5084 "max_reduce.cu"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5165,7 +5093,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5169 "max_reduce.cu"
+#line 5097 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5177,7 +5105,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5181 "max_reduce.cu"
+#line 5109 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5188,7 +5116,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5192 "max_reduce.cu"
+#line 5120 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5210,13 +5138,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5214 "max_reduce.cu"
+#line 5142 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5220 "max_reduce.cu"
+#line 5148 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5224,65 +5152,29 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5228 "max_reduce.cu"
+#line 5156 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 5253 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 5267 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 5280 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5286 "max_reduce.cu"
+#line 5178 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5292,13 +5184,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5296 "max_reduce.cu"
+#line 5188 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 5302 "max_reduce.cu"
+#line 5194 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -5318,7 +5210,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 5322 "max_reduce.cu"
+#line 5214 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -5330,7 +5222,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5334 "max_reduce.cu"
+#line 5226 "max_reduce.cu"
                 }
             }
         } else {
@@ -5353,7 +5245,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5357 "max_reduce.cu"
+#line 5249 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5364,14 +5256,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5368 "max_reduce.cu"
+#line 5260 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5375 "max_reduce.cu"
+#line 5267 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5382,7 +5274,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5386 "max_reduce.cu"
+#line 5278 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5405,13 +5297,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5409 "max_reduce.cu"
+#line 5301 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5415 "max_reduce.cu"
+#line 5307 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5419,7 +5311,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5423 "max_reduce.cu"
+#line 5315 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5445,20 +5337,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5449 "max_reduce.cu"
+#line 5341 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5456 "max_reduce.cu"
+#line 5348 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5462 "max_reduce.cu"
+#line 5354 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5476,7 +5368,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5480 "max_reduce.cu"
+#line 5372 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5486,7 +5378,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5490 "max_reduce.cu"
+#line 5382 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5499,18 +5391,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5503 "max_reduce.cu"
+#line 5395 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 5509 "max_reduce.cu"
+#line 5401 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 5514 "max_reduce.cu"
+#line 5406 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -5552,7 +5444,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 5556 "max_reduce.cu"
+#line 5448 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -5580,13 +5472,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5584 "max_reduce.cu"
+#line 5476 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5590 "max_reduce.cu"
+#line 5482 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5605,7 +5497,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5609 "max_reduce.cu"
+#line 5501 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5616,14 +5508,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5620 "max_reduce.cu"
+#line 5512 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5627 "max_reduce.cu"
+#line 5519 "max_reduce.cu"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5636,7 +5528,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5640 "max_reduce.cu"
+#line 5532 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5648,7 +5540,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5652 "max_reduce.cu"
+#line 5544 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5659,7 +5551,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5663 "max_reduce.cu"
+#line 5555 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5681,13 +5573,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5685 "max_reduce.cu"
+#line 5577 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5691 "max_reduce.cu"
+#line 5583 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5695,65 +5587,29 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5699 "max_reduce.cu"
+#line 5591 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 5724 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 5738 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 5751 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5757 "max_reduce.cu"
+#line 5613 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5763,13 +5619,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5767 "max_reduce.cu"
+#line 5623 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 5773 "max_reduce.cu"
+#line 5629 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -5789,7 +5645,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 5793 "max_reduce.cu"
+#line 5649 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -5801,7 +5657,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5805 "max_reduce.cu"
+#line 5661 "max_reduce.cu"
                 }
             }
         } else {
@@ -5824,7 +5680,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5828 "max_reduce.cu"
+#line 5684 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5835,14 +5691,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5839 "max_reduce.cu"
+#line 5695 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5846 "max_reduce.cu"
+#line 5702 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5853,7 +5709,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5857 "max_reduce.cu"
+#line 5713 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5876,13 +5732,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5880 "max_reduce.cu"
+#line 5736 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5886 "max_reduce.cu"
+#line 5742 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5890,7 +5746,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5894 "max_reduce.cu"
+#line 5750 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5916,20 +5772,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5920 "max_reduce.cu"
+#line 5776 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5927 "max_reduce.cu"
+#line 5783 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5933 "max_reduce.cu"
+#line 5789 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5947,7 +5803,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5951 "max_reduce.cu"
+#line 5807 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5957,7 +5813,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5961 "max_reduce.cu"
+#line 5817 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5970,18 +5826,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5974 "max_reduce.cu"
+#line 5830 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 5980 "max_reduce.cu"
+#line 5836 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 5985 "max_reduce.cu"
+#line 5841 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -6023,7 +5879,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 6027 "max_reduce.cu"
+#line 5883 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -6051,13 +5907,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 6055 "max_reduce.cu"
+#line 5911 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6061 "max_reduce.cu"
+#line 5917 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6076,7 +5932,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6080 "max_reduce.cu"
+#line 5936 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6087,14 +5943,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6091 "max_reduce.cu"
+#line 5947 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6098 "max_reduce.cu"
+#line 5954 "max_reduce.cu"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -6107,7 +5963,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6111 "max_reduce.cu"
+#line 5967 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6119,7 +5975,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6123 "max_reduce.cu"
+#line 5979 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6130,7 +5986,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6134 "max_reduce.cu"
+#line 5990 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6152,13 +6008,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6156 "max_reduce.cu"
+#line 6012 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6162 "max_reduce.cu"
+#line 6018 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6166,65 +6022,29 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6170 "max_reduce.cu"
+#line 6026 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 6195 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 6209 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 6222 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6228 "max_reduce.cu"
+#line 6048 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6234,13 +6054,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6238 "max_reduce.cu"
+#line 6058 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 6244 "max_reduce.cu"
+#line 6064 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -6260,7 +6080,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 6264 "max_reduce.cu"
+#line 6084 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -6272,7 +6092,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6276 "max_reduce.cu"
+#line 6096 "max_reduce.cu"
                 }
             }
         } else {
@@ -6295,7 +6115,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6299 "max_reduce.cu"
+#line 6119 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6306,14 +6126,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6310 "max_reduce.cu"
+#line 6130 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6317 "max_reduce.cu"
+#line 6137 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6324,7 +6144,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6328 "max_reduce.cu"
+#line 6148 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6347,13 +6167,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6351 "max_reduce.cu"
+#line 6171 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6357 "max_reduce.cu"
+#line 6177 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6361,7 +6181,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6365 "max_reduce.cu"
+#line 6185 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6387,20 +6207,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6391 "max_reduce.cu"
+#line 6211 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6398 "max_reduce.cu"
+#line 6218 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6404 "max_reduce.cu"
+#line 6224 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -6418,7 +6238,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6422 "max_reduce.cu"
+#line 6242 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6428,7 +6248,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6432 "max_reduce.cu"
+#line 6252 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6441,18 +6261,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6445 "max_reduce.cu"
+#line 6265 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 6451 "max_reduce.cu"
+#line 6271 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 6456 "max_reduce.cu"
+#line 6276 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -6494,7 +6314,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 6498 "max_reduce.cu"
+#line 6318 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -6522,13 +6342,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 6526 "max_reduce.cu"
+#line 6346 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6532 "max_reduce.cu"
+#line 6352 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6547,7 +6367,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6551 "max_reduce.cu"
+#line 6371 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6558,14 +6378,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6562 "max_reduce.cu"
+#line 6382 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6569 "max_reduce.cu"
+#line 6389 "max_reduce.cu"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -6578,7 +6398,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6582 "max_reduce.cu"
+#line 6402 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6590,7 +6410,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6594 "max_reduce.cu"
+#line 6414 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6601,7 +6421,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6605 "max_reduce.cu"
+#line 6425 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6623,13 +6443,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6627 "max_reduce.cu"
+#line 6447 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6633 "max_reduce.cu"
+#line 6453 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6637,65 +6457,29 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6641 "max_reduce.cu"
+#line 6461 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 6666 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 6680 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 6693 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6699 "max_reduce.cu"
+#line 6483 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6705,13 +6489,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6709 "max_reduce.cu"
+#line 6493 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 6715 "max_reduce.cu"
+#line 6499 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -6731,7 +6515,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 6735 "max_reduce.cu"
+#line 6519 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -6743,7 +6527,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6747 "max_reduce.cu"
+#line 6531 "max_reduce.cu"
                 }
             }
         } else {
@@ -6766,7 +6550,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6770 "max_reduce.cu"
+#line 6554 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6777,14 +6561,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6781 "max_reduce.cu"
+#line 6565 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6788 "max_reduce.cu"
+#line 6572 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6795,7 +6579,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6799 "max_reduce.cu"
+#line 6583 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6818,13 +6602,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6822 "max_reduce.cu"
+#line 6606 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6828 "max_reduce.cu"
+#line 6612 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6832,7 +6616,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6836 "max_reduce.cu"
+#line 6620 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6858,20 +6642,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6862 "max_reduce.cu"
+#line 6646 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6869 "max_reduce.cu"
+#line 6653 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6875 "max_reduce.cu"
+#line 6659 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -6889,7 +6673,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6893 "max_reduce.cu"
+#line 6677 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6899,7 +6683,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6903 "max_reduce.cu"
+#line 6687 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6912,18 +6696,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6916 "max_reduce.cu"
+#line 6700 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 6922 "max_reduce.cu"
+#line 6706 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 6927 "max_reduce.cu"
+#line 6711 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -6965,7 +6749,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 6969 "max_reduce.cu"
+#line 6753 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -6993,13 +6777,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 6997 "max_reduce.cu"
+#line 6781 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7003 "max_reduce.cu"
+#line 6787 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7018,7 +6802,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7022 "max_reduce.cu"
+#line 6806 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7029,14 +6813,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7033 "max_reduce.cu"
+#line 6817 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7040 "max_reduce.cu"
+#line 6824 "max_reduce.cu"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -7049,7 +6833,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7053 "max_reduce.cu"
+#line 6837 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7061,7 +6845,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7065 "max_reduce.cu"
+#line 6849 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7072,7 +6856,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7076 "max_reduce.cu"
+#line 6860 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7094,13 +6878,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7098 "max_reduce.cu"
+#line 6882 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7104 "max_reduce.cu"
+#line 6888 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7108,65 +6892,29 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7112 "max_reduce.cu"
+#line 6896 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 7137 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 7151 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 7164 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7170 "max_reduce.cu"
+#line 6918 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7176,13 +6924,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7180 "max_reduce.cu"
+#line 6928 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 7186 "max_reduce.cu"
+#line 6934 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -7202,7 +6950,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 7206 "max_reduce.cu"
+#line 6954 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -7214,7 +6962,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7218 "max_reduce.cu"
+#line 6966 "max_reduce.cu"
                 }
             }
         } else {
@@ -7237,7 +6985,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7241 "max_reduce.cu"
+#line 6989 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -7248,14 +6996,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7252 "max_reduce.cu"
+#line 7000 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7259 "max_reduce.cu"
+#line 7007 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7266,7 +7014,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7270 "max_reduce.cu"
+#line 7018 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7289,13 +7037,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7293 "max_reduce.cu"
+#line 7041 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7299 "max_reduce.cu"
+#line 7047 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7303,7 +7051,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7307 "max_reduce.cu"
+#line 7055 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7329,20 +7077,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7333 "max_reduce.cu"
+#line 7081 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7340 "max_reduce.cu"
+#line 7088 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7346 "max_reduce.cu"
+#line 7094 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -7360,7 +7108,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7364 "max_reduce.cu"
+#line 7112 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -7370,7 +7118,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7374 "max_reduce.cu"
+#line 7122 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7383,18 +7131,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7387 "max_reduce.cu"
+#line 7135 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 7393 "max_reduce.cu"
+#line 7141 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 7398 "max_reduce.cu"
+#line 7146 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -7436,7 +7184,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 7440 "max_reduce.cu"
+#line 7188 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -7464,13 +7212,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 7468 "max_reduce.cu"
+#line 7216 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7474 "max_reduce.cu"
+#line 7222 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7489,7 +7237,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7493 "max_reduce.cu"
+#line 7241 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7500,14 +7248,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7504 "max_reduce.cu"
+#line 7252 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7511 "max_reduce.cu"
+#line 7259 "max_reduce.cu"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -7520,7 +7268,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7524 "max_reduce.cu"
+#line 7272 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7532,7 +7280,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7536 "max_reduce.cu"
+#line 7284 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7543,7 +7291,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7547 "max_reduce.cu"
+#line 7295 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7565,13 +7313,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7569 "max_reduce.cu"
+#line 7317 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7575 "max_reduce.cu"
+#line 7323 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7579,65 +7327,29 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7583 "max_reduce.cu"
+#line 7331 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 7608 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 7622 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 7635 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7641 "max_reduce.cu"
+#line 7353 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7647,13 +7359,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7651 "max_reduce.cu"
+#line 7363 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 7657 "max_reduce.cu"
+#line 7369 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -7673,7 +7385,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 7677 "max_reduce.cu"
+#line 7389 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -7685,7 +7397,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7689 "max_reduce.cu"
+#line 7401 "max_reduce.cu"
                 }
             }
         } else {
@@ -7708,7 +7420,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7712 "max_reduce.cu"
+#line 7424 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -7719,14 +7431,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7723 "max_reduce.cu"
+#line 7435 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7730 "max_reduce.cu"
+#line 7442 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7737,7 +7449,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7741 "max_reduce.cu"
+#line 7453 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7760,13 +7472,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7764 "max_reduce.cu"
+#line 7476 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7770 "max_reduce.cu"
+#line 7482 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7774,7 +7486,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7778 "max_reduce.cu"
+#line 7490 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7800,20 +7512,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7804 "max_reduce.cu"
+#line 7516 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7811 "max_reduce.cu"
+#line 7523 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7817 "max_reduce.cu"
+#line 7529 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -7831,7 +7543,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7835 "max_reduce.cu"
+#line 7547 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -7841,7 +7553,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7845 "max_reduce.cu"
+#line 7557 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7854,18 +7566,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7858 "max_reduce.cu"
+#line 7570 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 7864 "max_reduce.cu"
+#line 7576 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 7869 "max_reduce.cu"
+#line 7581 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -7907,7 +7619,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 7911 "max_reduce.cu"
+#line 7623 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -7935,13 +7647,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 7939 "max_reduce.cu"
+#line 7651 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7945 "max_reduce.cu"
+#line 7657 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7960,7 +7672,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7964 "max_reduce.cu"
+#line 7676 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7971,14 +7683,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7975 "max_reduce.cu"
+#line 7687 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7982 "max_reduce.cu"
+#line 7694 "max_reduce.cu"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -7991,7 +7703,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7995 "max_reduce.cu"
+#line 7707 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8003,7 +7715,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8007 "max_reduce.cu"
+#line 7719 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8014,7 +7726,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 8018 "max_reduce.cu"
+#line 7730 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8036,13 +7748,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 8040 "max_reduce.cu"
+#line 7752 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8046 "max_reduce.cu"
+#line 7758 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8050,65 +7762,29 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 8054 "max_reduce.cu"
+#line 7766 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 8079 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 8093 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 8106 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8112 "max_reduce.cu"
+#line 7788 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8118,13 +7794,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 8122 "max_reduce.cu"
+#line 7798 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 8128 "max_reduce.cu"
+#line 7804 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -8144,7 +7820,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 8148 "max_reduce.cu"
+#line 7824 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -8156,7 +7832,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8160 "max_reduce.cu"
+#line 7836 "max_reduce.cu"
                 }
             }
         } else {
@@ -8179,7 +7855,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8183 "max_reduce.cu"
+#line 7859 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -8190,14 +7866,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8194 "max_reduce.cu"
+#line 7870 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8201 "max_reduce.cu"
+#line 7877 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8208,7 +7884,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 8212 "max_reduce.cu"
+#line 7888 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8231,13 +7907,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 8235 "max_reduce.cu"
+#line 7911 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8241 "max_reduce.cu"
+#line 7917 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8245,7 +7921,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 8249 "max_reduce.cu"
+#line 7925 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8271,20 +7947,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 8275 "max_reduce.cu"
+#line 7951 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 8282 "max_reduce.cu"
+#line 7958 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8288 "max_reduce.cu"
+#line 7964 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -8302,7 +7978,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 8306 "max_reduce.cu"
+#line 7982 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -8312,7 +7988,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 8316 "max_reduce.cu"
+#line 7992 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -8325,18 +8001,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 8329 "max_reduce.cu"
+#line 8005 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 8335 "max_reduce.cu"
+#line 8011 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 8340 "max_reduce.cu"
+#line 8016 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -8378,7 +8054,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 8382 "max_reduce.cu"
+#line 8058 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -8406,13 +8082,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 8410 "max_reduce.cu"
+#line 8086 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8416 "max_reduce.cu"
+#line 8092 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -8431,7 +8107,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 8435 "max_reduce.cu"
+#line 8111 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -8442,14 +8118,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 8446 "max_reduce.cu"
+#line 8122 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8453 "max_reduce.cu"
+#line 8129 "max_reduce.cu"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -8462,7 +8138,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8466 "max_reduce.cu"
+#line 8142 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8474,7 +8150,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8478 "max_reduce.cu"
+#line 8154 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8485,7 +8161,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 8489 "max_reduce.cu"
+#line 8165 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8507,13 +8183,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 8511 "max_reduce.cu"
+#line 8187 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8517 "max_reduce.cu"
+#line 8193 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8521,65 +8197,29 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 8525 "max_reduce.cu"
+#line 8201 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 8550 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 8564 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 8577 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8583 "max_reduce.cu"
+#line 8223 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8589,13 +8229,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 8593 "max_reduce.cu"
+#line 8233 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 8599 "max_reduce.cu"
+#line 8239 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -8615,7 +8255,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 8619 "max_reduce.cu"
+#line 8259 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -8627,7 +8267,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8631 "max_reduce.cu"
+#line 8271 "max_reduce.cu"
                 }
             }
         } else {
@@ -8650,7 +8290,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8654 "max_reduce.cu"
+#line 8294 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -8661,14 +8301,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8665 "max_reduce.cu"
+#line 8305 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8672 "max_reduce.cu"
+#line 8312 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8679,7 +8319,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 8683 "max_reduce.cu"
+#line 8323 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8702,13 +8342,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 8706 "max_reduce.cu"
+#line 8346 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8712 "max_reduce.cu"
+#line 8352 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8716,7 +8356,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 8720 "max_reduce.cu"
+#line 8360 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8742,20 +8382,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 8746 "max_reduce.cu"
+#line 8386 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 8753 "max_reduce.cu"
+#line 8393 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8759 "max_reduce.cu"
+#line 8399 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -8773,7 +8413,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 8777 "max_reduce.cu"
+#line 8417 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -8783,7 +8423,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 8787 "max_reduce.cu"
+#line 8427 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -8796,18 +8436,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 8800 "max_reduce.cu"
+#line 8440 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 8806 "max_reduce.cu"
+#line 8446 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 8811 "max_reduce.cu"
+#line 8451 "max_reduce.cu"
 }
 
 struct max_reduce__red_f2__shared {
@@ -8849,7 +8489,7 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 8853 "max_reduce.cu"
+#line 8493 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -8877,13 +8517,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 8881 "max_reduce.cu"
+#line 8521 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8887 "max_reduce.cu"
+#line 8527 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -8902,7 +8542,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 8906 "max_reduce.cu"
+#line 8546 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -8913,14 +8553,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 8917 "max_reduce.cu"
+#line 8557 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8924 "max_reduce.cu"
+#line 8564 "max_reduce.cu"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -8933,7 +8573,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8937 "max_reduce.cu"
+#line 8577 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8945,7 +8585,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8949 "max_reduce.cu"
+#line 8589 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8956,7 +8596,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 8960 "max_reduce.cu"
+#line 8600 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8978,13 +8618,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 8982 "max_reduce.cu"
+#line 8622 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8988 "max_reduce.cu"
+#line 8628 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8992,65 +8632,29 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 8996 "max_reduce.cu"
+#line 8636 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 9021 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 9035 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 9048 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9054 "max_reduce.cu"
+#line 8658 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -9060,13 +8664,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 9064 "max_reduce.cu"
+#line 8668 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 9070 "max_reduce.cu"
+#line 8674 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -9086,7 +8690,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 9090 "max_reduce.cu"
+#line 8694 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -9098,7 +8702,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 9102 "max_reduce.cu"
+#line 8706 "max_reduce.cu"
                 }
             }
         } else {
@@ -9121,7 +8725,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 9125 "max_reduce.cu"
+#line 8729 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -9132,14 +8736,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 9136 "max_reduce.cu"
+#line 8740 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 9143 "max_reduce.cu"
+#line 8747 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -9150,7 +8754,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 9154 "max_reduce.cu"
+#line 8758 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -9173,13 +8777,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 9177 "max_reduce.cu"
+#line 8781 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 9183 "max_reduce.cu"
+#line 8787 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -9187,7 +8791,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 9191 "max_reduce.cu"
+#line 8795 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -9213,20 +8817,20 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 9217 "max_reduce.cu"
+#line 8821 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 9224 "max_reduce.cu"
+#line 8828 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9230 "max_reduce.cu"
+#line 8834 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -9244,7 +8848,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 9248 "max_reduce.cu"
+#line 8852 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -9254,7 +8858,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 9258 "max_reduce.cu"
+#line 8862 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -9267,18 +8871,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 9271 "max_reduce.cu"
+#line 8875 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
 {
-#line 9277 "max_reduce.cu"
+#line 8881 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_bf16(a, b);
-#line 9282 "max_reduce.cu"
+#line 8886 "max_reduce.cu"
 }
 
 struct max_reduce__red_bf16__shared {
@@ -9320,7 +8924,7 @@ struct max_reduce__red_bf16__frame {
 static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 9324 "max_reduce.cu"
+#line 8928 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -9348,13 +8952,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 9352 "max_reduce.cu"
+#line 8956 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9358 "max_reduce.cu"
+#line 8962 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -9373,7 +8977,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 9377 "max_reduce.cu"
+#line 8981 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -9384,14 +8988,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 9388 "max_reduce.cu"
+#line 8992 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9395 "max_reduce.cu"
+#line 8999 "max_reduce.cu"
             krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -9404,7 +9008,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9408 "max_reduce.cu"
+#line 9012 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -9416,7 +9020,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 9420 "max_reduce.cu"
+#line 9024 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -9427,7 +9031,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 9431 "max_reduce.cu"
+#line 9035 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -9449,13 +9053,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 9453 "max_reduce.cu"
+#line 9057 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 9459 "max_reduce.cu"
+#line 9063 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -9463,65 +9067,29 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 9467 "max_reduce.cu"
+#line 9071 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
-        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-            /* a 1-D block: the threads in ranges */
-            krt_tid.y = 0;
-            krt_tid.z = 0;
-            const size_t krt_s0 = krt_clamp_below(2, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 4 "max_reduce.kern"
-                if (1) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
-#line 9492 "max_reduce.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (0) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 9506 "max_reduce.cu"
-        } else {
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
-                }
-            }
-#line 9519 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9525 "max_reduce.cu"
+#line 9093 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -9531,13 +9099,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 9535 "max_reduce.cu"
+#line 9103 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 9541 "max_reduce.cu"
+#line 9109 "max_reduce.cu"
             krt_tid.z = 0;
             for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
@@ -9557,7 +9125,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 9561 "max_reduce.cu"
+#line 9129 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -9569,7 +9137,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 9573 "max_reduce.cu"
+#line 9141 "max_reduce.cu"
                 }
             }
         } else {
@@ -9592,7 +9160,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 9596 "max_reduce.cu"
+#line 9164 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -9603,14 +9171,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 9607 "max_reduce.cu"
+#line 9175 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 9614 "max_reduce.cu"
+#line 9182 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -9621,7 +9189,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 9625 "max_reduce.cu"
+#line 9193 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -9644,13 +9212,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 9648 "max_reduce.cu"
+#line 9216 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 9654 "max_reduce.cu"
+#line 9222 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -9658,7 +9226,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 9662 "max_reduce.cu"
+#line 9230 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -9684,20 +9252,20 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 9688 "max_reduce.cu"
+#line 9256 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 9695 "max_reduce.cu"
+#line 9263 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9701 "max_reduce.cu"
+#line 9269 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -9715,7 +9283,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 9719 "max_reduce.cu"
+#line 9287 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -9725,7 +9293,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 9729 "max_reduce.cu"
+#line 9297 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -9738,7 +9306,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 9742 "max_reduce.cu"
+#line 9310 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */
