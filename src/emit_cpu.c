@@ -132,6 +132,15 @@ static void enter_block(Emitter *E, const CpuBlock *b)
     E->cpu_binds = b->binds;
 }
 
+/* The index in r's cache of v, or -1. */
+static int cache_index(const CpuBlock *r, const Var *v)
+{
+    for (int i = 0; i < r->ncache; i++)
+        if (r->cache[i] == v)
+            return i;
+    return -1;
+}
+
 /* A variable in the kernel's CPU code, where lower_cpu put it. */
 static const char *cpu_var_ref(Emitter *E, const Var *v)
 {
@@ -155,14 +164,12 @@ static const char *cpu_var_ref(Emitter *E, const Var *v)
         return c;
     case CPU_HOME_FRAME:
         /* cached in a C local of the region being printed? */
-        for (int k = 0; E->cpu_region && k < E->cpu_region->ncache; k++)
-            if (E->cpu_region->cache[k] == v)
-                return field;
+        if (E->cpu_region && cache_index(E->cpu_region, v) >= 0)
+            return field;
         return arena_printf("krt_f->%s", field);
     case CPU_HOME_REMAT:
-        for (int k = 0; E->cpu_region && k < E->cpu_region->ncache; k++)
-            if (E->cpu_region->cache[k] == v)
-                return field;
+        if (E->cpu_region && cache_index(E->cpu_region, v) >= 0)
+            return field;
         die("recomputed variable '%s' outside a region that computes it", v->name);
     case CPU_HOME_SHARED:
         E->used_s = true;
@@ -310,14 +317,19 @@ static void print_split_points(Emitter *E, const CpuBlock *bar);
 static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b, int k,
                             const char *lo, const char *hi, bool *val);
 
+/* krt_clamp_below's base for the thread index X + c: c, or with
+ * blockIdx.x * blockDim.x (X counts from the grid's start) */
+static const char *clamp_base(bool grid, int64_t c)
+{
+    const char *base = "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x";
+    return grid && c ? arena_printf("%s + %lld", base, (long long)c) : grid ? base : arena_printf("%lld", (long long)c);
+}
+
 /* The bound krt_xn of a region's `if X < U` (CpuBlock.xclamp). */
 static void print_xn(Emitter *E, const CpuBlock *r)
 {
-    const char *base = r->xclamp_base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
-    const char *b = base && r->xclamp_c ? arena_printf("%s + %lld", base, (long long)r->xclamp_c)
-                    : base ? base : arena_printf("%lld", (long long)r->xclamp_c);
     outf(E, "const unsigned krt_xn = krt_clamp_below(%s, %s, krt_b->block_dim.x);",
-         unparen(ex(E, tree(r->xclamp))), b);
+         unparen(ex(E, tree(r->xclamp))), clamp_base(r->xclamp_base, r->xclamp_c));
 }
 
 static void print_region_loop(Emitter *E, const CpuBlock *r);
@@ -342,7 +354,7 @@ static void print_region(Emitter *E, const CpuBlock *r)
     if (r->xclamp)
         print_xn(E, r);
     print_split_points(E, r);
-    bool val[2];   /* lower_cpu.c's SPLIT_MAX */
+    bool val[SPLIT_MAX];
     print_bar_range(E, r, r, NULL, 0, "0", r->xclamp ? "krt_xn" : "krt_b->block_dim.x", val);
     E->thread_loop = false;
     E->cpu_region = NULL;
@@ -712,6 +724,50 @@ static void print_block(Emitter *E, const CpuBlock *b);
  * back to the frames after the loop.  Warps share nothing without a
  * barrier, so running them one after the other is one of the orders a
  * GPU may take. */
+/* The uniform variables a shuffle tree's loop t assigns (its statements
+ * after the shuffle and the level's update), each once. */
+static PtrVec tree_uvars(const CpuBlock *t)
+{
+    PtrVec uv = {0};
+    for (int i = 2; i < t->body.len; i++) {
+        const Node *u = t->body.items[i]->stmt;
+        Var *x = u->kind == S_ASSIGN ? u->args.items[0]->var : u->lhs->var;
+        if (!vec_contains_var(&uv, x))
+            vec_push(&uv, x);
+    }
+    return uv;
+}
+
+/* The tree loop t run once for the block, recording its deltas in
+ * krt_lev<slot>/krt_nlev<slot>, with the lane array's declaration and the
+ * uniform variables' values on entry (krt_in_<name>) */
+static void print_tree_record(Emitter *E, const CpuBlock *t, const PtrVec *uv)
+{
+    const CpuBlock *w = t->tree;
+    Node *s = tree(t->stmt), *ws = tree(w->stmt);
+    const Var *v = w->val_direct;
+    const char *lev = arena_printf("krt_lev%d", w->slot), *nlev = arena_printf("krt_nlev%d", w->slot);
+    const char *suf = v->type == ty_scalar[TY_FLOAT32] ? "f32" : "f64";
+    outf(E, "int64_t %s[KRT_LANES_MAXLEV], %s = 0, krt_k;", lev, nlev);
+    outf(E, "%s krt_lanes%d[64];   /* 32 lanes, 32 for krt_lanes_down_add_%s */", t_c(v->type), w->slot, suf);
+    for (int j = 0; j < uv->len; j++) {
+        Var *u = uv->items[j];
+        outf(E, "const %s krt_in_%s = %s;", t_c(u->type), u->cname, var_ref(E, u));
+    }
+    outf(E, "while (%s) {", ex_cond(E, s->cond));
+    E->indent++;
+    enter_block(E, w);
+    emit_lineno(E, w->line);
+    outf(E, "if (%s < KRT_LANES_MAXLEV)", nlev);
+    outf(E, "    %s[%s] = (int64_t)(uint32_t)%s;", lev, nlev, ex(E, ws->args.items[2]));
+    outf(E, "%s++;", nlev);
+    for (int i = 2; i < t->body.len; i++)
+        print_block(E, t->body.items[i]);
+    enter_block(E, t);
+    E->indent--;
+    outf(E, "}");
+}
+
 static void print_warp_tree(Emitter *E, const CpuBlock *b)
 {
     const CpuBlock *w = b->tree;
@@ -720,40 +776,14 @@ static void print_warp_tree(Emitter *E, const CpuBlock *b)
     const char *V = v->cname ? v->cname : v->name;
     const char *lv = arena_printf("krt_lanes%d", w->slot);
     const char *suf = v->type == ty_scalar[TY_FLOAT32] ? "f32" : "f64";
-    PtrVec uv = {0};
-    for (int i = 2; i < b->body.len; i++) {
-        const Node *u = b->body.items[i]->stmt;
-        Var *t = u->kind == S_ASSIGN ? u->args.items[0]->var : u->lhs->var;
-        bool seen = false;
-        for (int j = 0; j < uv.len; j++)
-            seen = seen || uv.items[j] == t;
-        if (!seen)
-            vec_push(&uv, t);
-    }
+    PtrVec uv = tree_uvars(b);
     const char *lev = arena_printf("krt_lev%d", w->slot), *nlev = arena_printf("krt_nlev%d", w->slot);
     const char *arg = ex(E, ws->args.items[2]);
     outf(E, "/* a shuffle-reduction tree: the loop runs once for the block, recording");
     outf(E, " * its deltas, then each warp runs the levels on an array of its lanes' %s */", v->name);
     outf(E, "{");
     E->indent++;
-    outf(E, "int64_t %s[KRT_LANES_MAXLEV], %s = 0, krt_k;", lev, nlev);
-    outf(E, "%s %s[64];   /* 32 lanes, 32 for krt_lanes_down_add_%s */", t_c(v->type), lv, suf);
-    for (int j = 0; j < uv.len; j++) {
-        Var *t = uv.items[j];
-        outf(E, "const %s krt_in_%s = %s;", t_c(t->type), t->cname, var_ref(E, t));
-    }
-    outf(E, "while (%s) {", ex_cond(E, s->cond));
-    E->indent++;
-    enter_block(E, w);
-    emit_lineno(E, w->line);
-    outf(E, "if (%s < KRT_LANES_MAXLEV)", nlev);
-    outf(E, "    %s[%s] = (int64_t)(uint32_t)%s;", lev, nlev, arg);
-    outf(E, "%s++;", nlev);
-    for (int i = 2; i < b->body.len; i++)
-        print_block(E, b->body.items[i]);
-    enter_block(E, b);
-    E->indent--;
-    outf(E, "}");
+    print_tree_record(E, b, &uv);
     outf(E, "if (%s <= KRT_LANES_MAXLEV) {", nlev);
     E->indent++;
     bool t16 = v->type == ty_scalar[TY_FLOAT32];
@@ -847,15 +877,6 @@ static bool region_plain(const Emitter *E, const CpuBlock *r, const CpuBlock *t)
         if (r->items[i].kind != CI_STMT)
             return false;
     return true;
-}
-
-/* The index in r's cache of v, or -1. */
-static int cache_index(const CpuBlock *r, const Var *v)
-{
-    for (int i = 0; i < r->ncache; i++)
-        if (r->cache[i] == v)
-            return i;
-    return -1;
 }
 
 /* Does region r set v, at its top level, before anything reads it? */
@@ -971,7 +992,6 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
 {
     const CpuBlock *a = l->items[i], *t = l->items[i + n - 2], *b = l->items[i + n - 1];
     const CpuBlock *w = t->tree;
-    Node *s = tree(t->stmt), *ws = tree(w->stmt);
     const Var *v = w->val_direct;
     const char *V = v->cname ? v->cname : v->name;
     const char *lv = arena_printf("krt_lanes%d", w->slot);
@@ -985,16 +1005,7 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
     int mine = 3 + (ka >= 0) + (kb >= 0);   /* the tree's 3 (its region, the warp's 2) */
     bool load = ka >= 0 && a->cache_load[ka] && !region_sets_first(a, v);
     bool store = !refs || *refs != mine || load;
-    PtrVec uv = {0}, skip = {0};
-    for (int k = 2; k < t->body.len; k++) {
-        const Node *u = t->body.items[k]->stmt;
-        Var *x = u->kind == S_ASSIGN ? u->args.items[0]->var : u->lhs->var;
-        bool seen = false;
-        for (int j = 0; j < uv.len; j++)
-            seen = seen || uv.items[j] == x;
-        if (!seen)
-            vec_push(&uv, x);
-    }
+    PtrVec uv = tree_uvars(t), skip = {0};
     enter_block(E, a);
     emit_lineno(E, a->line);
     outf(E, "if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {");
@@ -1005,24 +1016,7 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
         print_block(E, l->items[k]);
     enter_block(E, t);
     emit_lineno(E, t->line);
-    outf(E, "int64_t %s[KRT_LANES_MAXLEV], %s = 0, krt_k;", lev, nlev);
-    outf(E, "%s %s[64];   /* 32 lanes, 32 for krt_lanes_down_add_%s */", t_c(v->type), lv, suf);
-    for (int j = 0; j < uv.len; j++) {
-        Var *u = uv.items[j];
-        outf(E, "const %s krt_in_%s = %s;", t_c(u->type), u->cname, var_ref(E, u));
-    }
-    outf(E, "while (%s) {", ex_cond(E, s->cond));
-    E->indent++;
-    enter_block(E, w);
-    emit_lineno(E, w->line);
-    outf(E, "if (%s < KRT_LANES_MAXLEV)", nlev);
-    outf(E, "    %s[%s] = (int64_t)(uint32_t)%s;", lev, nlev, ex(E, ws->args.items[2]));
-    outf(E, "%s++;", nlev);
-    for (int k = 2; k < t->body.len; k++)
-        print_block(E, t->body.items[k]);
-    enter_block(E, t);
-    E->indent--;
-    outf(E, "}");
+    print_tree_record(E, t, &uv);
     if (!strcmp(suf, "f32"))
         outf(E, "const int krt_t16 = krt_lanes_is_tree16(%s, %s);", lev, nlev);
     outf(E, "krt_tid.y = 0;");
@@ -1356,11 +1350,8 @@ static void print_split_points(Emitter *E, const CpuBlock *bar)
 {
     for (int k = 0; k < bar->bar_split.len; k++) {
         const CpuSplit *sp = bar->bar_split.items[k];
-        const char *base = sp->base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
         outf(E, "const size_t krt_s%d = krt_clamp_below(%s, %s, krt_b->block_dim.x);", k,
-             unparen(ex(E, tree(sp->u))),
-             base && sp->c ? arena_printf("%s + %lld", base, (long long)sp->c)
-                           : base ? base : arena_printf("%lld", (long long)sp->c));
+             unparen(ex(E, tree(sp->u))), clamp_base(sp->base, sp->c));
     }
 }
 
@@ -1478,7 +1469,7 @@ static void print_bar_fused(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
     outf(E, "krt_tid.y = 0;");
     outf(E, "krt_tid.z = 0;");
     print_split_points(E, bar);
-    bool val[2];   /* lower_cpu.c's SPLIT_MAX */
+    bool val[SPLIT_MAX];
     print_bar_range(E, a, bar, b, 0, "0", "krt_b->block_dim.x", val);
     E->indent--;
     outf(E, "} else {");

@@ -1483,8 +1483,6 @@ static void xclamp_list(const Lower *L, CpuList *l)
  * the condition a constant in each (no test per thread; a loop the C
  * compiler can vectorise). */
 
-enum { SPLIT_MAX = 2 };
-
 typedef struct SplitScan {
     const Lower *L;
     CpuBlock *out;

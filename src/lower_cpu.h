@@ -75,6 +75,8 @@ typedef struct CpuBind {
  * blockDim.x when base) + a constant and u block-uniform: it holds for
  * the threads below the point krt_clamp_below(u, B + c, blockDim.x) (B
  * the block's base or 0) when below, for the others when not. */
+enum { SPLIT_MAX = 2 };   /* conditions split on per loop */
+
 typedef struct CpuSplit {
     const Node *u;
     bool base, below;
