@@ -208,17 +208,16 @@ void emit_cuda_func(Emitter *E, Func *f)
     int errors = error_count();
     cuda_func_text(E, f);
     if (error_count() == errors) {
-        /* speed (issue 7): printed only where it can differ; the general
-         * intervals come back from the saved ones */
-        RangeFacts *general = range_save(f);
+        /* speed (issue 7): printed only where it can differ; the tree
+         * keeps the general intervals */
         range_func_i32(f);
-        if (range_i32_matters(f, general)) {
+        if (range_i32_matters(f)) {
             swap_out(E, &v32);
             E->i32 = true;
             cuda_func_text(E, f);
             E->i32 = false;
         }
-        range_restore(f, general);
+        range_i32_end();
     }
     swap_out(E, out);
     sb_putn(E->out, gen.s ? gen.s : "", gen.len);

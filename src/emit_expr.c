@@ -759,12 +759,25 @@ bool noalias_readonly(const Emitter *E, const Var *v)
  * intermediate value fits in int32 (so that C's int cannot overflow). */
 static bool r_nonneg(const Node *n)
 {
-    return n && n->rknown && n->rlo >= 0;
+    if (!n)
+        return false;
+    RangeIv r = range_of(n);
+    return r.known && r.lo >= 0;
 }
 
 static bool r_fits32(const Node *n)
 {
-    return n && n->rknown && n->rlo >= INT32_MIN && n->rhi <= INT32_MAX && t_int(n->type);
+    if (!n)
+        return false;
+    RangeIv r = range_of(n);
+    return r.known && r.lo >= INT32_MIN && r.hi <= INT32_MAX && t_int(n->type);
+}
+
+/* n's least value where it is known, else the tree's stale bound (as the
+ * printers have always read it) */
+static int64_t r_lo(const Node *n)
+{
+    return range_of(n).lo;
 }
 
 /* k where n is the integer constant 2^k > 0, else -1 */
@@ -795,7 +808,7 @@ static const char *ex_i32(Emitter *E, Node *n)
             return n->op == OP_MOD ? arena_printf("(%s & %lld)", ex_i32(E, n->lhs), (long long)(c - 1))
                                    : arena_printf("(%s >> %d)", ex_i32(E, n->lhs), k);
         /* non-negative operands: unsigned division, C's and Python's */
-        if ((n->op == OP_FLOORDIV || n->op == OP_MOD) && r_nonneg(n->lhs) && n->rhs->rlo >= 1)
+        if ((n->op == OP_FLOORDIV || n->op == OP_MOD) && r_nonneg(n->lhs) && r_lo(n->rhs) >= 1)
             return arena_printf("(int32_t)((uint32_t)%s %s (uint32_t)%s)", ex_i32(E, n->lhs),
                                 n->op == OP_MOD ? "%" : "/", ex_i32(E, n->rhs));
         if (op)
@@ -1193,7 +1206,8 @@ static bool divisor_nonzero(const Node *r)
     const Node *k = r->kind == E_CAST ? r->lhs : r;
     if (k->kind == E_CONST)
         return t_float(k->type) ? k->fval != 0 : k->ival != 0;
-    return t_int(r->type) && r->rknown && (r->rlo >= 1 || r->rhi <= -1);
+    RangeIv ri = range_of(r);
+    return t_int(r->type) && ri.known && (ri.lo >= 1 || ri.hi <= -1);
 }
 
 const char *ex_binop(Emitter *E, Node *n)
@@ -1257,7 +1271,7 @@ const char *ex_binop(Emitter *E, Node *n)
         int64_t c;
         int k = pow2_exp(r);
         if (t_int(t) && t_bits(t) == 64 && r_fits32(n) && r_fits32(l) && r_fits32(r) &&
-            (k >= 0 || (r_nonneg(l) && r->rlo >= 1)))
+            (k >= 0 || (r_nonneg(l) && r_lo(r) >= 1)))
             return arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
         /* a power of two: floor division is the arithmetic shift, the
          * floor modulo the low bits (two's complement), for any sign */
@@ -1268,7 +1282,7 @@ const char *ex_binop(Emitter *E, Node *n)
         }
         /* both operands >= 0, the divisor >= 1: C's division is Python's
          * (unsigned: no sign fix-up) */
-        if (t_int(t) && r_nonneg(l) && r->rknown && r->rlo >= 1) {
+        if (t_int(t) && r_nonneg(l) && range_of(r).known && r_lo(r) >= 1) {
             if (t_signed(t))
                 return arena_printf("(%s)((uint%d_t)%s %s (uint%d_t)%s)", t_c(t), t_bits(t) < 32 ? 32 : t_bits(t),
                                     ex_as(E, l, t), mod ? "%" : "/", t_bits(t) < 32 ? 32 : t_bits(t), ex_as(E, r, t));

@@ -644,7 +644,7 @@ static void emit_cpu_half(Emitter *E, bool cuda)
             E->i32 = true;
             emit_cpu_kernel(E, f);
             E->i32 = false;
-            range_func(f);
+            range_i32_end();
             cpu_ok[i] = !E->cpu_failed;
         } else if (f->is_kernel) {
             emit_cpu_kernel(E, f);

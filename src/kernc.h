@@ -1462,7 +1462,7 @@ bool resolve_check_params(FuncDef *fd);
 /* check.c: kernel rules; reports errors and warnings. */
 void check_program(Program *p, const Options *opt);
 /* range.c: the value ranges of every function's integer expressions
- * (Node.rknown, rlo, rhi), for the printers. */
+ * (Node.rknown, rlo, rhi; read through range_of), for the printers. */
 void range_program(Program *p);
 /* issue 11 (sass): range_func: one function again (the general intervals);
  * range_func_i32: kernel f's intervals under its 32-bit variant's launch
@@ -1471,14 +1471,22 @@ void range_program(Program *p);
 void range_func(Func *f);
 void range_func_i32(Func *f);
 bool range_i32_param(const Func *f, const Var *v);
-/* speed (issue 7): the variant made only where it can differ.
- * range_save: f's intervals now (the general ones); range_i32_matters,
- * after range_func_i32: false when the variant's text would be the
- * general one's; range_restore: the saved intervals back (and freed). */
-typedef struct RangeFacts RangeFacts;
-RangeFacts *range_save(const Func *f);
-bool range_i32_matters(const Func *f, RangeFacts *general);
-void range_restore(const Func *f, RangeFacts *general);
+/* speed (issue 7): range_func_i32's intervals are kept aside, by node,
+ * until range_i32_end (the tree keeps the general ones); range_of reads
+ * the ones in force.  range_i32_matters, after range_func_i32: false when
+ * the variant's text would be the general one's. */
+typedef struct RangeIv {
+    int64_t lo, hi;
+    bool known;
+} RangeIv;
+extern bool range_aside;
+RangeIv range_aside_get(const struct Node *n);
+static inline RangeIv range_of(const struct Node *n)
+{
+    return range_aside ? range_aside_get(n) : (RangeIv){n->rlo, n->rhi, n->rknown};
+}
+bool range_i32_matters(const Func *f);
+void range_i32_end(void);
 
 /* emit_*.c: the CUDA C file (kernels, CPU code, launchers), the C file for the
  * CPU backend (--target c), and the header with the launcher prototypes. */

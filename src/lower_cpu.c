@@ -1153,15 +1153,15 @@ static bool bar_form(BarScan *S, const Node *n, BarForm *f)
          * range.c knows fits */
         bool widens = ty_size(from) < ty_size(n->type) ||
                       (ty_size(from) == ty_size(n->type) && t_signed(from) == t_signed(n->type));
-        bool fits = n->lhs->rknown && n->lhs->rlo >= (t_signed(n->type) ? INT32_MIN : 0) &&
-                    n->lhs->rhi <= INT32_MAX;
+        RangeIv lr = range_of(n->lhs);
+        bool fits = lr.known && lr.lo >= (t_signed(n->type) ? INT32_MIN : 0) && lr.hi <= INT32_MAX;
         if (!widens && !fits)
             return false;
         return bar_form(S, n->lhs, f);
     }
     case E_BINOP: {
         BarForm l, r;
-        if ((n->op != OP_ADD && n->op != OP_SUB) || !n->rknown || !bar_form(S, n->lhs, &l) ||
+        if ((n->op != OP_ADD && n->op != OP_SUB) || !range_of(n).known || !bar_form(S, n->lhs, &l) ||
             !bar_form(S, n->rhs, &r))
             return false;
         int sg = n->op == OP_ADD ? 1 : -1;
@@ -1228,7 +1228,7 @@ static void bar_add(BarScan *S, const Node *n, bool write)
     x->arr = v;
     x->write = write;
     const Node *i = n->args.len == 1 ? n->args.items[0] : NULL;
-    x->ok = i && ((i->rknown && i->rlo >= 0) || cpu_nonneg(S->cf, i)) && bar_form(S, i, &x->f);
+    x->ok = i && ((range_of(i).known && range_of(i).lo >= 0) || cpu_nonneg(S->cf, i)) && bar_form(S, i, &x->f);
 }
 
 static Visit bar_visit(const Node *n, void *ctx)
@@ -1312,8 +1312,9 @@ typedef struct Narrow {
 
 static bool fits_i32(const Node *n)
 {
-    if (n->rknown)
-        return n->rlo >= INT32_MIN && n->rhi <= INT32_MAX;
+    RangeIv r = range_of(n);
+    if (r.known)
+        return r.lo >= INT32_MIN && r.hi <= INT32_MAX;
     const Type *from = n->kind == E_CAST && n->lhs ? n->lhs->type : NULL;
     return from && t_int(from) && ty_size(from) <= (t_signed(from) ? 4 : 2);
 }
@@ -2809,7 +2810,7 @@ static bool clamp_form(const ClampScan *C, const Node *n, CpuClamp *cl, int dept
         const Node *k = strip_casts(n->rhs);
         if ((n->op != OP_ADD && n->op != OP_SUB) || !k || k->kind != E_CONST || !t_signed(k->type) ||
             (int64_t)k->ival <= -(INT64_C(1) << 30) || (int64_t)k->ival >= (INT64_C(1) << 30) ||
-            !n->rknown || !clamp_form(C, n->lhs, cl, depth + 1))
+            !range_of(n).known || !clamp_form(C, n->lhs, cl, depth + 1))
             return false;
         cl->c += n->op == OP_ADD ? (int64_t)k->ival : -(int64_t)k->ival;
         return cl->c > -(INT64_C(1) << 30) && cl->c < (INT64_C(1) << 30);

@@ -17,7 +17,9 @@
  * numba's int64 (or narrower) semantics gives.
  *
  * The result is Node.rknown/rlo/rhi on every integer or bool expression
- * that is reached (unreached code keeps rknown false).  The printers use
+ * that is reached (unreached code keeps rknown false), or for a kernel's
+ * 32-bit variant a table beside the tree (range_func_i32 until
+ * range_i32_end; the printers read either through range_of).  They use
  * it to drop negative-index wraparound where an index is >= 0, to print
  * floor division and modulo as C's where both operands are >= 0, and to
  * do index arithmetic in 32 bits where every intermediate value fits; the
@@ -65,6 +67,80 @@ typedef struct RA {
 #define RANGE_BUDGET 20000L
 
 static int range_gen;
+
+/* speed (issue 7): the 32-bit variant's intervals (range_func_i32) are
+ * kept aside, by node, until range_i32_end: the tree keeps the general
+ * ones, so printing the variant writes no node (nor a page of the tree
+ * that a fork()ed printer shares, emit_host.c), and the general intervals
+ * need no saving and restoring.  A node the variant's analysis did not
+ * reach reads as unknown, with the bounds the tree holds (as a node the
+ * analysis forgot).  Open addressing by the node's address; emptied for
+ * each kernel. */
+typedef struct AsideFact {
+    const Node *n;
+    int64_t lo, hi;
+    bool known;
+} AsideFact;
+
+static struct {
+    AsideFact *v;
+    size_t cap, len;
+} aside;
+
+bool range_aside;
+
+static size_t aside_hash(const Node *n)
+{
+    uint64_t h = (uint64_t)(uintptr_t)n * UINT64_C(0x9e3779b97f4a7c15);
+    return (size_t)(h >> 32) & (aside.cap - 1);
+}
+
+static void aside_grow(void)
+{
+    AsideFact *old = aside.v;
+    size_t oldcap = aside.cap;
+    aside.cap = oldcap ? 2 * oldcap : 1024;
+    aside.v = calloc(aside.cap, sizeof *aside.v);
+    if (!aside.v)
+        die("out of memory (%zu range facts)", aside.cap);
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].n) {
+            size_t h = aside_hash(old[i].n);
+            while (aside.v[h].n)
+                h = (h + 1) & (aside.cap - 1);
+            aside.v[h] = old[i];
+        }
+    free(old);
+}
+
+/* n's entry, empty (n NULL) if it has none */
+static AsideFact *aside_slot(const Node *n)
+{
+    if (2 * (aside.len + 1) > aside.cap)
+        aside_grow();
+    size_t h = aside_hash(n);
+    while (aside.v[h].n && aside.v[h].n != n)
+        h = (h + 1) & (aside.cap - 1);
+    return &aside.v[h];
+}
+
+RangeIv range_aside_get(const Node *n)
+{
+    if (aside.cap) {
+        size_t h = aside_hash(n);
+        for (; aside.v[h].n; h = (h + 1) & (aside.cap - 1))
+            if (aside.v[h].n == n)
+                return (RangeIv){aside.v[h].lo, aside.v[h].hi, aside.v[h].known};
+    }
+    return (RangeIv){n->rlo, n->rhi, false};
+}
+
+static void aside_clear(void)
+{
+    if (aside.len)
+        memset(aside.v, 0, sizeof *aside.v * aside.cap);
+    aside.len = 0;
+}
 
 /* issue 11: the 32-bit variant of a kernel (range_func_i32).  Its launch
  * is checked by krt_launch_fits32 (runtime/krt.c): gridDim.x * blockDim.x
@@ -359,6 +435,21 @@ static void annotate(RA *ra, Node *n, Iv r)
 {
     if (!r.ok)
         r = top_of(n->type);
+    if (range_aside) {
+        AsideFact *a = aside_slot(n);
+        if (a->n && a->known && r.ok)
+            r = join(r, iv(a->lo, a->hi));
+        else if (a->n && !a->known)
+            r = TOP;
+        if (!a->n) {
+            a->n = n;
+            aside.len++;
+        }
+        a->known = r.ok;
+        a->lo = r.lo;
+        a->hi = r.hi;
+        return;
+    }
     if (n->rgen == ra->gen && n->rknown && r.ok)
         r = join(r, iv(n->rlo, n->rhi));
     else if (n->rgen == ra->gen && !n->rknown)
@@ -533,7 +624,8 @@ static Iv rx_api(RA *ra, Env *e, Node *n)
         Iv r = TOP;
         for (int i = 0; i < n->args.len; i++) {
             Node *a = n->args.items[i];
-            Iv x = a->rknown ? iv(a->rlo, a->rhi) : TOP;
+            RangeIv ar = range_of(a);
+            Iv x = ar.known ? iv(ar.lo, ar.hi) : TOP;
             if (!x.ok)
                 return TOP;
             if (i == 0)
@@ -546,13 +638,13 @@ static Iv rx_api(RA *ra, Env *e, Node *n)
         return r;
     }
     if (id == API_B_ABS && ty_is_int(n->type) && n->args.len == 1) {
-        Node *a = n->args.items[0];
-        if (!a->rknown || a->rlo == INT64_MIN)
+        RangeIv a = range_of(n->args.items[0]);
+        if (!a.known || a.lo == INT64_MIN)
             return TOP;
-        if (a->rlo >= 0)
-            return iv(a->rlo, a->rhi);
-        int64_t m = -a->rlo > a->rhi ? -a->rlo : a->rhi;
-        return iv(a->rhi < 0 ? -a->rhi : 0, m);
+        if (a.lo >= 0)
+            return iv(a.lo, a.hi);
+        int64_t m = -a.lo > a.hi ? -a.lo : a.hi;
+        return iv(a.hi < 0 ? -a.hi : 0, m);
     }
     return TOP;
 }
@@ -726,7 +818,7 @@ static void narrow(RA *ra, Env *e, Var *v, Op op, Iv b)
  * v op (b + c) */
 static void narrow_offset(RA *ra, Env *e, Node *x, Op op, Iv b)
 {
-    if (x->kind != E_BINOP || (x->op != OP_ADD && x->op != OP_SUB) || !b.ok || !x->rknown)
+    if (x->kind != E_BINOP || (x->op != OP_ADD && x->op != OP_SUB) || !b.ok || !range_of(x).known)
         return;
     Node *c = x->rhs, *vn = x->lhs;
     Var *v = cmp_var(vn);
@@ -734,14 +826,15 @@ static void narrow_offset(RA *ra, Env *e, Node *x, Op op, Iv b)
         c = x->lhs, vn = x->rhs;
         v = cmp_var(vn);
     }
-    if (!v || !c->rknown || c->rlo != c->rhi || !vn->rknown)
+    RangeIv cr = v ? range_of(c) : (RangeIv){0, 0, false}, vr = v ? range_of(vn) : cr, xr = range_of(x);
+    if (!v || !cr.known || cr.lo != cr.hi || !vr.known)
         return;
     /* x did not wrap: its interval is the exact sum of the operands' */
-    int64_t lo, hi, k = c->rlo;
+    int64_t lo, hi, k = cr.lo;
     bool add = x->op == OP_ADD;
-    if (!(add ? add_ok(vn->rlo, k, &lo) && add_ok(vn->rhi, k, &hi)
-              : sub_ok(vn->rlo, k, &lo) && sub_ok(vn->rhi, k, &hi)) ||
-        lo != x->rlo || hi != x->rhi)
+    if (!(add ? add_ok(vr.lo, k, &lo) && add_ok(vr.hi, k, &hi)
+              : sub_ok(vr.lo, k, &lo) && sub_ok(vr.hi, k, &hi)) ||
+        lo != xr.lo || hi != xr.hi)
         return;
     Iv s;
     if (add ? !sub_ok(b.lo, k, &s.lo) || !sub_ok(b.hi, k, &s.hi)
@@ -776,7 +869,8 @@ static void refine(RA *ra, Env *e, Node *c, bool truth)
     if (op == OP_NONE_)
         return;
     /* the operands' intervals where the condition was evaluated */
-    Iv li = l->rknown ? iv(l->rlo, l->rhi) : TOP, ri = r->rknown ? iv(r->rlo, r->rhi) : TOP;
+    RangeIv lr = range_of(l), rr = range_of(r);
+    Iv li = lr.known ? iv(lr.lo, lr.hi) : TOP, ri = rr.known ? iv(rr.lo, rr.hi) : TOP;
     Var *lv = cmp_var(l), *rv = cmp_var(r);
     if (lv && rv && (op == OP_GE || op == OP_GT))
         add_fact(ra, e, lv, rv);
@@ -1053,11 +1147,14 @@ void range_func(Func *f)
 {
     RA ra = {0};
     pool_reset();
-    for (int i = 0; i < f->def->body.len; i++)   /* a previous run's */
-        node_walk(f->def->body.items[i], forget, NULL);
     ra.f = f;
     ra.nslots = f->nparams + f->nlocals;
     ra.gen = ++range_gen;
+    if (range_aside)
+        aside_clear();
+    else
+        for (int i = 0; i < f->def->body.len; i++)   /* a previous run's */
+            node_walk(f->def->body.items[i], forget, NULL);
     Env e = env_new(&ra);
     for (int i = 0; i < f->nparams; i++)
         e.v[i] = top_of(f->params[i]->type);
@@ -1066,108 +1163,62 @@ void range_func(Func *f)
     for (int i = 0; i < f->nlocals; i++)
         e.v[f->nparams + i] = top_of(f->locals[i]->type);
     rs_list(&ra, &e, &f->def->body);
-    if (ra.gave_up)
+    if (ra.gave_up && range_aside) {
+        for (size_t i = 0; i < aside.cap; i++)
+            aside.v[i].known = false;
+    } else if (ra.gave_up) {
         for (int i = 0; i < f->def->body.len; i++)
             node_walk(f->def->body.items[i], forget, NULL);
+    }
 }
 
 /* The intervals of kernel f under the launch conditions of its 32-bit
- * variant (i32_func); range_func(f) afterwards gives back the general ones. */
+ * variant (i32_func), aside from the tree's until range_i32_end. */
 void range_func_i32(Func *f)
 {
+    range_aside = true;
     i32_func = f;
     range_func(f);
     i32_func = NULL;
+}
+
+void range_i32_end(void)
+{
+    range_aside = false;
+    aside_clear();
 }
 
 /* ---- the pre-check of the 32-bit variant ----
  * The variant's text differs from the general kernel's only where a node's
  * interval differs, or where a parameter that range_i32_param covers is a
  * strided array (its indexing takes krt_mul_wide): the printers read
- * nothing else of the variant.  The facts are saved in walk order, so that
- * the general ones come back without another run of the analysis. */
-typedef struct RangeFact {
-    int64_t lo, hi;
-    bool known;
-} RangeFact;
-
-struct RangeFacts {
-    RangeFact *v;
-    size_t len, cap;
-    size_t at;         /* range_same, range_restore: the next fact */
-    bool same;
-};
-
-static Visit save_fact(const Node *n, void *ctx)
+ * nothing else of the variant. */
+static Visit same_fact(const Node *n, void *ctx)
 {
-    RangeFacts *rf = ctx;
-    if (rf->len == rf->cap) {
-        rf->cap = rf->cap ? rf->cap * 2 : 256;
-        rf->v = realloc(rf->v, sizeof *rf->v * rf->cap);
-        if (!rf->v)
-            die("out of memory (%zu range facts)", rf->cap);
+    RangeIv k = range_aside_get(n);
+    if (k.known != n->rknown || (k.known && (k.lo != n->rlo || k.hi != n->rhi))) {
+        *(bool *)ctx = false;
+        return VISIT_STOP;
     }
-    rf->v[rf->len++] = (RangeFact){n->rlo, n->rhi, n->rknown};
     return VISIT_CHILDREN;
 }
 
-RangeFacts *range_save(const Func *f)
-{
-    RangeFacts *rf = calloc(1, sizeof *rf);
-    if (!rf)
-        die("out of memory");
-    for (int i = 0; i < f->def->body.len; i++)
-        node_walk(f->def->body.items[i], save_fact, rf);
-    return rf;
-}
-
-static Visit same_fact(const Node *n, void *ctx)
-{
-    RangeFacts *rf = ctx;
-    const RangeFact *k = &rf->v[rf->at++];
-    if (k->known != n->rknown || (k->known && (k->lo != n->rlo || k->hi != n->rhi)))
-        rf->same = false;
-    return rf->same && rf->at < rf->len ? VISIT_CHILDREN : VISIT_STOP;
-}
-
-bool range_i32_matters(const Func *f, RangeFacts *general)
+bool range_i32_matters(const Func *f)
 {
     for (int i = 0; i < f->nparams; i++)
         if (range_i32_param(f, f->params[i]) && !f->params[i]->type->contiguous)
             return true;
-    general->at = 0;
-    general->same = true;
-    for (int i = 0; i < f->def->body.len && general->same && general->at < general->len; i++)
-        node_walk(f->def->body.items[i], same_fact, general);
-    return !general->same;
-}
-
-static Visit restore_fact(const Node *n, void *ctx)
-{
-    RangeFacts *rf = ctx;
-    const RangeFact *k = &rf->v[rf->at++];
-    Node *m = (Node *)n;
-    m->rknown = k->known;
-    m->rlo = k->lo;
-    m->rhi = k->hi;
-    return VISIT_CHILDREN;
-}
-
-void range_restore(const Func *f, RangeFacts *general)
-{
-    general->at = 0;
-    for (int i = 0; i < f->def->body.len; i++)
-        node_walk(f->def->body.items[i], restore_fact, general);
-    if (general->at != general->len)
-        die("range_restore: the tree changed");
-    free(general->v);
-    free(general);
+    bool same = true;
+    for (int i = 0; i < f->def->body.len && same; i++)
+        node_walk(f->def->body.items[i], same_fact, &same);
+    return !same;
 }
 
 void range_program(Program *p)
 {
     free(rebound.hit);   /* of an earlier translation */
     rebound = (Rebound){0};
+    range_i32_end();
     for (int i = 0; i < p->nfuncs; i++)
         range_func(p->funcs[i]);
 }
