@@ -10,8 +10,11 @@
  */
 #include "emit.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* Descriptors, launchers, files                                       */
@@ -612,12 +615,268 @@ static void emit_ffi_decls(Emitter *E, bool cuda)
     outf(E, "%s", "");
 }
 
-static void emit_cpu_half(Emitter *E, bool cuda)
+/* ---- speed (issue 7): printing in two processes ----
+ * A big file's printing runs in two processes, on the machine's second
+ * core: a fork()ed child prints a range of the functions' CPU versions
+ * into its own buffer, with diagnostics muted, while this process prints
+ * the rest: for --target c the functions before the range (the first
+ * half, by .kern lines), for --target cuda the CUDA functions (the child
+ * takes all the CPU versions).  The child sends its text and what it added
+ * to the Emitter's lists (shared_structs, cpu_failed_funcs: Func pointers
+ * from before the fork, the same in both) and its cpu_ok flags, and this
+ * process puts them where the one-process order has them.  The output is
+ * the sequential one: a CPU function's text depends on what was printed
+ * before it only through cpu_failed_funcs (a call of a device function
+ * without a CPU version), so where this process added to it meanwhile, or
+ * the child saw a diagnostic, failed or died, this process prints the
+ * child's range itself, as without the child.  Nothing the child prints
+ * writes a node of the tree (the 32-bit variants' intervals are kept
+ * aside, range.c), so neither process pays a copy-on-write fault for the
+ * tree's pages.  Small files (the fork costs more) stay in one process,
+ * and so does kernc run (Options.may_fork: its backend may hold threads),
+ * and so does a machine without a core to spare (spare_core).  Tests:
+ * KERNC_TEST_SPLIT=1 splits at every size and load, =0 never. */
+typedef void EachFunc(Emitter *E, int i, void *ctx);
+
+enum { SPLIT_MIN_LINES = 4000 };   /* the .kern lines of the functions */
+
+static bool write_all(int fd, const void *buf, size_t n)
+{
+    for (const char *p = buf; n > 0;) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static bool read_all(int fd, void *buf, size_t n)
+{
+    for (char *p = buf; n > 0;) {
+        ssize_t k = read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/* The def's lines, to the end of its last statement */
+static int func_lines(const Func *f)
+{
+    const NodeList *body = f->def ? &f->def->body : NULL;
+    if (!body || body->len == 0 || !body->items[body->len - 1])
+        return 1;
+    int lines = body->items[body->len - 1]->loc.last_line - f->def->loc.first_line + 1;
+    return lines > 1 ? lines : 1;
+}
+
+/* The lists the child adds to, in the order it sends them */
+enum { SPLIT_LISTS = 2 };
+static PtrVec *split_list(Emitter *E, int k)
+{
+    return k == 0 ? &E->shared_structs : &E->cpu_failed_funcs;
+}
+
+/* A split in progress: each(E, i, ctx) for i in [mid, n) by `child`
+ * (-1: none, this process prints them) */
+typedef struct Split {
+    pid_t child;
+    int fd;
+    int mid, n;
+    int failed_before;     /* cpu_failed_funcs at the fork */
+    EachFunc *each;
+    void *ctx;
+    bool *flags;           /* by function, what each sets (cpu_ok) */
+} Split;
+
+/* The child: functions [mid, n) into a buffer of its own, then down the
+ * pipe; the header: status (0: use it), text length, each list's count */
+_Noreturn static void split_child(Emitter *E, const Split *S, int fd)
+{
+    StrBuf text = {0};
+    int before[SPLIT_LISTS];
+    for (int k = 0; k < SPLIT_LISTS; k++)
+        before[k] = split_list(E, k)->len;
+    E->out = &text;
+    diag_mute(true);
+    for (int i = S->mid; i < S->n; i++)
+        S->each(E, i, S->ctx);
+    size_t head[2 + SPLIT_LISTS] = {diag_mute(false) != 0, text.len};
+    for (int k = 0; k < SPLIT_LISTS; k++)
+        head[2 + k] = (size_t)(split_list(E, k)->len - before[k]);
+    bool ok = write_all(fd, head, sizeof head);
+    for (int k = 0; k < SPLIT_LISTS && ok && !head[0]; k++)
+        ok = write_all(fd, split_list(E, k)->items + before[k], head[2 + k] * sizeof(void *));
+    if (ok && !head[0] && S->flags)
+        ok = write_all(fd, S->flags + S->mid, (size_t)(S->n - S->mid));
+    if (ok && !head[0])
+        ok = write_all(fd, text.s ? text.s : "", text.len);
+    _exit(ok ? 0 : 1);
+}
+
+/* Reads the child's part into E; false: this process prints it instead */
+static bool split_join(Emitter *E, const Split *S)
+{
+    size_t head[2 + SPLIT_LISTS];
+    if (!read_all(S->fd, head, sizeof head) || head[0])
+        return false;
+    PtrVec got[SPLIT_LISTS] = {{0}};
+    bool ok = true;
+    for (int k = 0; k < SPLIT_LISTS && ok; k++) {
+        for (size_t j = 0; j < head[2 + k] && ok; j++) {
+            void *item;
+            ok = read_all(S->fd, &item, sizeof item);
+            if (ok)
+                vec_push(&got[k], item);
+        }
+    }
+    int count = S->n - S->mid;
+    bool *child_flags = S->flags ? arena_alloc((size_t)count + 1) : NULL;
+    if (ok && S->flags)
+        ok = read_all(S->fd, child_flags, (size_t)count);
+    size_t len = E->out->len;
+    if (ok && head[1]) {
+        sb_reserve(E->out, head[1]);
+        ok = read_all(S->fd, E->out->s + len, head[1]);
+        if (ok) {
+            E->out->len = len + head[1];
+            E->out->s[E->out->len] = '\0';
+        }
+    }
+    if (ok) {
+        for (int k = 0; k < SPLIT_LISTS; k++)
+            for (int j = 0; j < got[k].len; j++)
+                vec_push(split_list(E, k), got[k].items[j]);
+        if (S->flags)
+            memcpy(S->flags + S->mid, child_flags, (size_t)count);
+    }
+    return ok;
+}
+
+/* A core is idle for the child: the load average of the last minute
+ * leaves one of the online cores free (a make -j2 or other jobs using
+ * them all: the two processes would share one core, and that is slower
+ * than one process) */
+static bool spare_core(void)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    double load;
+    return ncpu >= 2 && getloadavg(&load, 1) == 1 && load < (double)(ncpu - 1);
+}
+
+/* Starts functions [mid, n) in a child where that pays (`lines`: the .kern
+ * lines of all the functions printed); else S->child is -1 */
+static void split_start(Emitter *E, Split *S, int lines)
+{
+    const char *env = getenv("KERNC_TEST_SPLIT");
+    bool test = env && strcmp(env, "1") == 0, never = env && strcmp(env, "0") == 0;
+    bool wanted = test || (!never && lines >= SPLIT_MIN_LINES && spare_core());
+    int fds[2] = {-1, -1};
+    S->child = -1;
+    S->fd = -1;
+    S->failed_before = E->cpu_failed_funcs.len;
+    if (!wanted || !E->opt || !E->opt->may_fork || S->mid >= S->n || pipe(fds) != 0)
+        return;
+    fflush(NULL);
+    S->child = fork();
+    if (S->child == 0) {
+        close(fds[0]);
+        split_child(E, S, fds[1]);
+    }
+    close(fds[1]);
+    if (S->child < 0)
+        close(fds[0]);
+    else
+        S->fd = fds[0];
+}
+
+/* The child's functions into E, in their place: its text if it holds,
+ * else printed here */
+static void split_finish(Emitter *E, Split *S)
+{
+    bool joined = false;
+    if (S->child > 0) {
+        /* the child's part holds only while cpu_failed_funcs is as it saw it */
+        joined = E->cpu_failed_funcs.len == S->failed_before && split_join(E, S);
+        close(S->fd);
+        while (waitpid(S->child, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    for (int i = S->mid; i < S->n && !joined; i++)
+        S->each(E, i, S->ctx);
+}
+
+/* emit_cpu_half's function i; cpu_ok[i]: a kernel's CPU version exists */
+typedef struct CpuHalf {
+    bool *cpu_ok;
+    bool test_cpu_i32;
+    Split split;        /* --target cuda: the CPU functions' split, started
+                           before the CUDA ones are printed */
+} CpuHalf;
+
+static void cpu_func(Emitter *E, int i, void *ctx)
+{
+    Func *f = E->prog->funcs[i];
+    CpuHalf *h = ctx;
+    if (f->is_kernel && h->test_cpu_i32) {
+        /* tests only (KERNC_TEST_CPU_I32=1, tests/i32.sh): the CPU
+         * kernel printed as the CUDA NAME__i32 is, to check those
+         * printing decisions against numba on the CPU backend; valid
+         * only for launches that krt_launch_fits32 accepts */
+        range_func_i32(f);
+        E->i32 = true;
+        emit_cpu_kernel(E, f);
+        E->i32 = false;
+        range_i32_end();
+        h->cpu_ok[i] = !E->cpu_failed;
+    } else if (f->is_kernel) {
+        emit_cpu_kernel(E, f);
+        h->cpu_ok[i] = !E->cpu_failed;
+    } else if (!func_has_split(f)) {
+        /* one that synchronises is inlined into each kernel instead */
+        emit_cpu_devfunc(E, f);
+    }
+}
+
+static void cpu_half_init(Emitter *E, CpuHalf *h)
+{
+    const char *env = getenv("KERNC_TEST_CPU_I32");
+    h->cpu_ok = arena_alloc(sizeof(bool) * (size_t)(E->prog->nfuncs + 1));
+    h->test_cpu_i32 = env && strcmp(env, "1") == 0;
+    h->split = (Split){.child = -1, .fd = -1};
+}
+
+static int funcs_lines(const Program *p, int from, int to)
+{
+    int lines = 0;
+    for (int i = from; i < to; i++)
+        lines += func_lines(p->funcs[i]);
+    return lines;
+}
+
+/* --target cuda: the CPU functions started in a child (all of them),
+ * before the CUDA ones are printed here */
+static void cpu_half_fork(Emitter *E, CpuHalf *h)
+{
+    Split *S = &h->split;
+    *S = (Split){.mid = 0, .n = E->prog->nfuncs, .each = cpu_func, .ctx = h, .flags = h->cpu_ok};
+    split_start(E, S, funcs_lines(E->prog, 0, E->prog->nfuncs));
+}
+
+/* The CPU half: forked (cpu_half_fork: the child's functions joined) or
+ * not (--target c: the second half by lines in a child where that pays) */
+static void emit_cpu_half(Emitter *E, CpuHalf *h, bool cuda)
 {
     Program *p = E->prog;
-    bool *cpu_ok = arena_alloc(sizeof(bool) * (size_t)(p->nfuncs + 1));
-    const char *env = getenv("KERNC_TEST_CPU_I32");
-    bool test_cpu_i32 = env && strcmp(env, "1") == 0;
+    bool *cpu_ok = h->cpu_ok;
     outf(E, "/* ---- CPU backend: each kernel runs all threads of one block ---- */");
     outf(E, "%s", "");
     emit_const_arrays(E, false);
@@ -633,26 +892,20 @@ static void emit_cpu_half(Emitter *E, bool cuda)
         }
     if (protos)
         outf(E, "%s", "");
-    for (int i = 0; i < p->nfuncs; i++) {
-        Func *f = p->funcs[i];
-        if (f->is_kernel && test_cpu_i32) {
-            /* tests only (KERNC_TEST_CPU_I32=1, tests/i32.sh): the CPU
-             * kernel printed as the CUDA NAME__i32 is, to check those
-             * printing decisions against numba on the CPU backend; valid
-             * only for launches that krt_launch_fits32 accepts */
-            range_func_i32(f);
-            E->i32 = true;
-            emit_cpu_kernel(E, f);
-            E->i32 = false;
-            range_i32_end();
-            cpu_ok[i] = !E->cpu_failed;
-        } else if (f->is_kernel) {
-            emit_cpu_kernel(E, f);
-            cpu_ok[i] = !E->cpu_failed;
-        } else if (!func_has_split(f)) {
-            /* one that synchronises is inlined into each kernel instead */
-            emit_cpu_devfunc(E, f);
-        }
+    Split *S = &h->split;
+    if (S->child > 0) {
+        split_finish(E, S);
+    } else {
+        int lines = funcs_lines(p, 0, p->nfuncs), half = 0, mid = 0;
+        for (; mid < p->nfuncs && half < lines / 2; mid++)
+            half += func_lines(p->funcs[mid]);
+        *S = (Split){.mid = mid, .n = p->nfuncs, .each = cpu_func, .ctx = h, .flags = cpu_ok};
+        split_start(E, S, lines);
+        if (S->child < 0)
+            S->mid = 0;
+        for (int i = 0; i < S->mid; i++)
+            cpu_func(E, i, h);
+        split_finish(E, S);
     }
     outf(E, "/* ---- kernel descriptors and launchers ---- */");
     outf(E, "%s", "");
@@ -741,9 +994,12 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
         }
     if (protos)
         outf(&E, "%s", "");
+    CpuHalf h;
+    cpu_half_init(&E, &h);
+    cpu_half_fork(&E, &h);
     for (int i = 0; i < p->nfuncs; i++)
         emit_cuda_func(&E, p->funcs[i]);
-    emit_cpu_half(&E, true);
+    emit_cpu_half(&E, &h, true);
     ufunc_emit_code(out, p, opt);
 }
 
@@ -755,7 +1011,9 @@ void emit_c(StrBuf *out, Program *p, const Options *opt)
     emit_prologue(&E, "C for kernc's CPU backend (kernc --target c), and the typed launchers.");
     emit_tuples(&E);
     emit_ffi_decls(&E, false);   /* dev */
-    emit_cpu_half(&E, false);
+    CpuHalf h;
+    cpu_half_init(&E, &h);
+    emit_cpu_half(&E, &h, false);
     ufunc_emit_code(out, p, opt);
 }
 

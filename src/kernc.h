@@ -81,6 +81,7 @@ typedef struct StrBuf {
 void sb_putc(StrBuf *b, char c);
 void sb_puts(StrBuf *b, const char *s);
 void sb_putn(StrBuf *b, const char *s, size_t n);   /* n bytes of s */
+void sb_reserve(StrBuf *b, size_t extra);   /* room for extra bytes more */
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void sb_free(StrBuf *b);
@@ -1257,6 +1258,9 @@ typedef struct Options {
                                     reports shared-memory races */
     const char *module_name;     /* --module-name: prefix of every global
                                     symbol and launcher (NULL: none) */
+    bool may_fork;               /* speed (issue 7): a big file's printing
+                                    may fork a helper process (kernc; not
+                                    kernc run, whose backend holds threads) */
 } Options;
 
 /* translate.c: the passes.  translate: diagnostics set up for src, then

@@ -357,7 +357,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         return run_main(argc - 1, argv + 1);
 
-    Options opt = {0};
+    Options opt = {.may_fork = true};
     bool dep_only = false, dep_file = false, dump_ast = false, syntax_only = false;
     bool nvcc_flags = false;
     int link_files = 0;   /* dev: 1 --print-link-files, 2 --print-link-cflags */

@@ -372,7 +372,7 @@ void vec_push(PtrVec *v, void *p)
 }
 
 /* Keeps b->s NUL-terminated at all times, so callers may print it as is. */
-static void sb_reserve(StrBuf *b, size_t extra)
+void sb_reserve(StrBuf *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap)
         return;

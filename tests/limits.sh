@@ -14,13 +14,24 @@
 # adjacent string literals (over 4 GB and a minute before), 20,000
 # errors (4.8 s before, 0.2 s now).
 #
-# Environment: KERNC (the kernc binary, default ./kernc).
+# A big file is printed by two processes (emit_host.c, split_start: the
+# second half of the CPU functions for --target c, all of them beside the
+# CUDA ones for --target cuda): the output, messages and exit status must
+# be the one process's (KERNC_TEST_SPLIT=0), on a generated file of 5,000
+# lines (split
+# as any big file is, where the machine has a core to spare) and, split at
+# every size and load (KERNC_TEST_SPLIT=1), on the examples and the
+# diagnostics tests.
+#
+# Environment: KERNC (the kernc binary, default ./kernc), srcdir (the top
+# of the source tree, default .).
 
 KERNC=${KERNC:-./kernc}
 case $KERNC in
     /*) ;;
     */*) KERNC=$(pwd)/$KERNC ;;
 esac
+srcdir=$(cd "${srcdir:-.}" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-limits-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 99
@@ -53,7 +64,7 @@ kern() {
     }'
 }
 
-echo "1..24"
+echo "1..27"
 t=0
 # refused KIND N MESSAGE
 refused() {
@@ -148,3 +159,42 @@ awk 'BEGIN {
     for (i = 0; i < 20000; i++) print "    a[0] = \"x" i "\""
 }' > errors.kern
 linear errors.kern 3
+
+# same_split SPLIT FILE...: each file, both targets, gives the same output,
+# messages and exit status with KERNC_TEST_SPLIT=SPLIT as with =0
+same_split() {
+    split=$1
+    shift
+    for f in "$@"; do
+        for target in c cuda; do
+            for s in 0 "$split"; do
+                rm -rf "s$s" && mkdir "s$s" || return 1
+                (cd "s$s" && KERNC_TEST_SPLIT=$s "$KERNC" --target $target -o out --header out.h \
+                     "$f" > /dev/null 2> err; echo $? >> err)
+            done
+            if ! diff -r s0 "s$split" > /dev/null; then
+                echo "# $f --target $target differs"
+                return 1
+            fi
+        done
+    done
+}
+sh "$srcdir/bench/gen-kern.sh" 5000 > gen.kern
+t=$((t + 1))
+if same_split default "$(pwd)/gen.kern"; then
+    echo "ok $t - a generated 5,000-line file: as split by default, the output of one process"
+else
+    echo "not ok $t - a generated 5,000-line file: as split by default, the output of one process"
+fi
+t=$((t + 1))
+if same_split 1 "$srcdir"/examples/*.kern; then
+    echo "ok $t - examples/*.kern split at every size: the output of one process"
+else
+    echo "not ok $t - examples/*.kern split at every size: the output of one process"
+fi
+t=$((t + 1))
+if same_split 1 "$srcdir"/tests/diag/*.kern; then
+    echo "ok $t - tests/diag/*.kern split at every size: the messages of one process"
+else
+    echo "not ok $t - tests/diag/*.kern split at every size: the messages of one process"
+fi
