@@ -31,14 +31,14 @@ const ApiEntry *api_lookup(const char *path)
     static bool built;
     if (!built) {
         for (int i = 0; i < API__COUNT; i++) {
-            uint32_t h = (uint32_t)str_hash(api_table[i].path, strlen(api_table[i].path)) & (API_SLOTS - 1);
+            uint32_t h = (uint32_t)str_hash_z(api_table[i].path) & (API_SLOTS - 1);
             while (slots[h])
                 h = (h + 1) & (API_SLOTS - 1);
             slots[h] = &api_table[i];
         }
         built = true;
     }
-    for (uint32_t h = (uint32_t)str_hash(path, strlen(path)) & (API_SLOTS - 1); slots[h]; h = (h + 1) & (API_SLOTS - 1))
+    for (uint32_t h = (uint32_t)str_hash_z(path) & (API_SLOTS - 1); slots[h]; h = (h + 1) & (API_SLOTS - 1))
         if (strcmp(slots[h]->path, path) == 0)
             return slots[h];
     return NULL;

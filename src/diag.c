@@ -487,7 +487,7 @@ static void reported_reset(void)
 
 static uint64_t reported_hash(int line, int column, const char *msg)
 {
-    return str_hash(msg, strlen(msg)) ^ ((uint64_t)(unsigned)line * 31u ^ (uint64_t)(unsigned)column);
+    return str_hash_z(msg) ^ ((uint64_t)(unsigned)line * 31u ^ (uint64_t)(unsigned)column);
 }
 
 /* True if (loc, msg) was reported before; else remembers it. */

@@ -334,7 +334,7 @@ typedef struct NameSet {
 
 static bool nameset_has(const NameSet *s, const char *c)
 {
-    for (size_t h = str_hash(c, strlen(c)) & (s->cap - 1); s->tab[h]; h = (h + 1) & (s->cap - 1))
+    for (size_t h = str_hash_z(c) & (s->cap - 1); s->tab[h]; h = (h + 1) & (s->cap - 1))
         if (strcmp(s->tab[h], c) == 0)
             return true;
     return false;
@@ -342,7 +342,7 @@ static bool nameset_has(const NameSet *s, const char *c)
 
 static void nameset_add(NameSet *s, const char *c)
 {
-    size_t h = str_hash(c, strlen(c)) & (s->cap - 1);
+    size_t h = str_hash_z(c) & (s->cap - 1);
     while (s->tab[h])
         h = (h + 1) & (s->cap - 1);
     s->tab[h] = c;

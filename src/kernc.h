@@ -93,8 +93,10 @@ char *sb_take(StrBuf *b);
 const char *c_string(const char *s);
 /* The last component of a path ("a/b.kern" -> "b.kern"). */
 const char *path_base(const char *path);
-/* FNV-1a of the n bytes at s, for the translator's hash tables. */
+/* FNV-1a of the n bytes at s, for the translator's hash tables;
+ * str_hash_z: of the string s, str_hash(s, strlen(s)) in one pass. */
 uint64_t str_hash(const char *s, size_t n);
+uint64_t str_hash_z(const char *s);
 
 /* "Did you mean": the candidate closest to a misspelled word, by edit
  * distance (insertions, deletions, substitutions and transpositions of

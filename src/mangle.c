@@ -85,7 +85,7 @@ static bool reserved_has(const char *s, size_t n)
         size_t nh = sizeof c_header_names / sizeof c_header_names[0];
         for (size_t i = 0; i < nk + nh; i++) {
             const char *r = i < nk ? c_keywords[i] : c_header_names[i - nk];
-            size_t h = str_hash(r, strlen(r)) & (CAP - 1);
+            size_t h = str_hash_z(r) & (CAP - 1);
             while (set[h] && strcmp(set[h], r) != 0)
                 h = (h + 1) & (CAP - 1);
             set[h] = r;

@@ -16,7 +16,7 @@ static size_t table_cap, table_len;
 
 static size_t slot_of(Global **t, size_t cap, const char *name)
 {
-    size_t i = str_hash(name, strlen(name)) & (cap - 1);
+    size_t i = str_hash_z(name) & (cap - 1);
     while (t[i] && strcmp(t[i]->name, name) != 0)
         i = (i + 1) & (cap - 1);
     return i;

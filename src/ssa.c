@@ -108,8 +108,7 @@ static int name_id(const Webs *w, const char *name)
 {
     if (!w->name_cap)
         return -1;
-    size_t n = strlen(name);
-    for (size_t h = str_hash(name, n) & (w->name_cap - 1); w->name_tab[h]; h = (h + 1) & (w->name_cap - 1))
+    for (size_t h = str_hash_z(name) & (w->name_cap - 1); w->name_tab[h]; h = (h + 1) & (w->name_cap - 1))
         if (strcmp(w->name_tab[h], name) == 0)
             return w->name_ids[h];
     return -1;
@@ -128,7 +127,7 @@ static void names_build(Webs *w)
         const char *name = ((Node *)w->defs.items[d])->name;
         int id = name_id(w, name);
         if (id < 0) {
-            size_t h = str_hash(name, strlen(name)) & (w->name_cap - 1);
+            size_t h = str_hash_z(name) & (w->name_cap - 1);
             while (w->name_tab[h])
                 h = (h + 1) & (w->name_cap - 1);
             w->name_tab[h] = name;

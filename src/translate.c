@@ -86,7 +86,7 @@ static bool nameset_add(NameSet *s, const char *name)
         free(s->keys);
         *s = bigger;
     }
-    size_t h = str_hash(name, strlen(name)) & (s->cap - 1);
+    size_t h = str_hash_z(name) & (s->cap - 1);
     for (; s->keys[h]; h = (h + 1) & (s->cap - 1))
         if (strcmp(s->keys[h], name) == 0)
             return false;
@@ -99,7 +99,7 @@ static bool nameset_has(const NameSet *s, const char *name)
 {
     if (!s->cap)
         return false;
-    size_t h = str_hash(name, strlen(name)) & (s->cap - 1);
+    size_t h = str_hash_z(name) & (s->cap - 1);
     for (; s->keys[h]; h = (h + 1) & (s->cap - 1))
         if (strcmp(s->keys[h], name) == 0)
             return true;

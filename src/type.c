@@ -196,7 +196,7 @@ static int var_index(const Ctx *c, const char *name)
 {
     if (!c->vcap)
         return -1;
-    for (size_t h = str_hash(name, strlen(name)) & (c->vcap - 1); c->vtab[h]; h = (h + 1) & (c->vcap - 1))
+    for (size_t h = str_hash_z(name) & (c->vcap - 1); c->vtab[h]; h = (h + 1) & (c->vcap - 1))
         if (strcmp(c->vtab[h], name) == 0)
             return c->vidx[h];
     return -1;
@@ -218,14 +218,14 @@ static void ctx_add_var(Ctx *c, Var *v)
         c->vcap = cap;
         for (int i = 0; i < c->vars.len; i++) {
             const char *n = ((Var *)c->vars.items[i])->name;
-            size_t h = str_hash(n, strlen(n)) & (cap - 1);
+            size_t h = str_hash_z(n) & (cap - 1);
             while (c->vtab[h])
                 h = (h + 1) & (cap - 1);
             c->vtab[h] = n;
             c->vidx[h] = i;
         }
     }
-    size_t h = str_hash(v->name, strlen(v->name)) & (c->vcap - 1);
+    size_t h = str_hash_z(v->name) & (c->vcap - 1);
     while (c->vtab[h])
         h = (h + 1) & (c->vcap - 1);
     c->vtab[h] = v->name;
@@ -374,7 +374,7 @@ static const char *attr_path_of(const char *p, const char *attr)
  * above). */
 static const char *attr_path(const char *p, const char *attr)
 {
-    uint64_t h = str_hash(p, strlen(p)) * 31 ^ str_hash(attr, strlen(attr));
+    uint64_t h = str_hash_z(p) * 31 ^ str_hash_z(attr);
     for (size_t i = attr_cap ? h & (attr_cap - 1) : 0; attr_cap && attr_tab[i].p; i = (i + 1) & (attr_cap - 1))
         if (attr_tab[i].h == h && strcmp(attr_tab[i].p, p) == 0 && strcmp(attr_tab[i].attr, attr) == 0)
             return attr_tab[i].path;

@@ -120,9 +120,30 @@ typedef struct FmtOut {
     size_t cap, len;
 } FmtOut;
 
-static void fmt_put(FmtOut *o, const char *s, size_t n)
+/* (the emitter's pieces are short: those of up to 16 bytes that fit are
+ * copied inline, by two overlapping moves, not by a call of memcpy) */
+static inline void fmt_put(FmtOut *o, const char *s, size_t n)
 {
-    if (o->len < o->cap) {
+    if (n <= 16 && o->len < o->cap && o->cap - o->len > n) {
+        char *d = o->p + o->len;
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
+        } else if (n >= 4) {
+            uint32_t a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+        } else if (n > 0) {
+            d[0] = s[0];
+            d[n / 2] = s[n / 2];
+            d[n - 1] = s[n - 1];
+        }
+    } else if (o->len < o->cap) {
         size_t room = o->cap - o->len;
         memcpy(o->p + o->len, s, n < room ? n : room);
     }
@@ -460,6 +481,14 @@ uint64_t str_hash(const char *s, size_t n)
     uint64_t h = 1469598103934665603u;   /* FNV-1a */
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+uint64_t str_hash_z(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
     return h;
 }
 
