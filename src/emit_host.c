@@ -11,6 +11,7 @@
 #include "emit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -788,6 +789,11 @@ static void split_start(Emitter *E, Split *S, int lines)
     fflush(NULL);
     S->child = fork();
     if (S->child == 0) {
+        /* quiet: an internal error here is this process's to report, when
+         * it prints the child's range itself */
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);
         close(fds[0]);
         split_child(E, S, fds[1]);
     }
