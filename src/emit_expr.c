@@ -413,9 +413,13 @@ const char *unparen(const char *s)
     size_t n = strlen(s);
     if (n < 2 || s[n - 1] != ')')
         return s;
+    /* (speed: only these characters change what follows) */
+    static const bool special[256] = {['('] = true, [')'] = true, ['"'] = true, [','] = true};
     int depth = 0;
     bool quoted = false;
     for (size_t i = 0; i < n; i++) {
+        if (!special[(unsigned char)s[i]])
+            continue;
         if (s[i] == '"' && (i == 0 || s[i - 1] != '\\'))
             quoted = !quoted;
         if (quoted)

@@ -77,15 +77,19 @@ static int range_gen;
  * analysis forgot).  Open addressing by the node's address; emptied for
  * each kernel. */
 typedef struct AsideFact {
-    const Node *n;
+    const Node *n;         /* the entry's node, if gen is the table's */
     int64_t lo, hi;
+    unsigned gen;
     bool known;
 } AsideFact;
 
 static struct {
     AsideFact *v;
     size_t cap, len;
-} aside;
+    unsigned gen;          /* emptied: a new generation, not a memset */
+} aside = {.gen = 1};
+
+#define ASIDE_USED(i) (aside.v[i].gen == aside.gen)
 
 bool range_aside;
 
@@ -104,23 +108,29 @@ static void aside_grow(void)
     if (!aside.v)
         die("out of memory (%zu range facts)", aside.cap);
     for (size_t i = 0; i < oldcap; i++)
-        if (old[i].n) {
+        if (old[i].gen == aside.gen) {
             size_t h = aside_hash(old[i].n);
-            while (aside.v[h].n)
+            while (ASIDE_USED(h))
                 h = (h + 1) & (aside.cap - 1);
             aside.v[h] = old[i];
         }
     free(old);
 }
 
-/* n's entry, empty (n NULL) if it has none */
-static AsideFact *aside_slot(const Node *n)
+/* n's entry; a new one (its gen the table's, n set) if it had none:
+ * *fresh says which */
+static AsideFact *aside_slot(const Node *n, bool *fresh)
 {
     if (2 * (aside.len + 1) > aside.cap)
         aside_grow();
     size_t h = aside_hash(n);
-    while (aside.v[h].n && aside.v[h].n != n)
+    while (ASIDE_USED(h) && aside.v[h].n != n)
         h = (h + 1) & (aside.cap - 1);
+    *fresh = !ASIDE_USED(h);
+    if (*fresh) {
+        aside.v[h] = (AsideFact){.n = n, .gen = aside.gen};
+        aside.len++;
+    }
     return &aside.v[h];
 }
 
@@ -128,7 +138,7 @@ RangeIv range_aside_get(const Node *n)
 {
     if (aside.cap) {
         size_t h = aside_hash(n);
-        for (; aside.v[h].n; h = (h + 1) & (aside.cap - 1))
+        for (; ASIDE_USED(h); h = (h + 1) & (aside.cap - 1))
             if (aside.v[h].n == n)
                 return (RangeIv){aside.v[h].lo, aside.v[h].hi, aside.v[h].known};
     }
@@ -137,8 +147,10 @@ RangeIv range_aside_get(const Node *n)
 
 static void aside_clear(void)
 {
-    if (aside.len)
+    if (aside.len && ++aside.gen == 0) {   /* wrapped: clear for real */
         memset(aside.v, 0, sizeof *aside.v * aside.cap);
+        aside.gen = 1;
+    }
     aside.len = 0;
 }
 
@@ -436,15 +448,12 @@ static void annotate(RA *ra, Node *n, Iv r)
     if (!r.ok)
         r = top_of(n->type);
     if (range_aside) {
-        AsideFact *a = aside_slot(n);
-        if (a->n && a->known && r.ok)
+        bool fresh;
+        AsideFact *a = aside_slot(n, &fresh);
+        if (!fresh && a->known && r.ok)
             r = join(r, iv(a->lo, a->hi));
-        else if (a->n && !a->known)
+        else if (!fresh && !a->known)
             r = TOP;
-        if (!a->n) {
-            a->n = n;
-            aside.len++;
-        }
         a->known = r.ok;
         a->lo = r.lo;
         a->hi = r.hi;
@@ -1165,7 +1174,8 @@ void range_func(Func *f)
     rs_list(&ra, &e, &f->def->body);
     if (ra.gave_up && range_aside) {
         for (size_t i = 0; i < aside.cap; i++)
-            aside.v[i].known = false;
+            if (ASIDE_USED(i))
+                aside.v[i].known = false;
     } else if (ra.gave_up) {
         for (int i = 0; i < f->def->body.len; i++)
             node_walk(f->def->body.items[i], forget, NULL);
