@@ -245,7 +245,6 @@ static void uni_stmts(Uni *U, const NodeList *l, bool ok);
 
 static void uni_stmt(Uni *U, const Node *s, bool ok)
 {
-    node_walk(s, uni_let, U);
     switch (s->kind) {
     case S_ASSIGN: {
         bool single = s->args.len == 1 && s->args.items[0]->kind == E_VAR;
@@ -320,6 +319,11 @@ static void find_uniform(CpuKernel *K, const Func *f)
         U.uni[i] = uni_local(f, f->locals[i]);
     U.has_exit = list_has_exit(&f->def->body);
     K->has_exit = U.has_exit;
+    /* what an E_LET binds is never uniform, whatever the control: once,
+     * before the fixed point (the kills only grow, so the point reached is
+     * the same) */
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], uni_let, &U);
     do {
         U.changed = false;
         uni_stmts(&U, &f->def->body, true);
