@@ -1232,6 +1232,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
 
 Node *parse_source(Source *src)
 {
+    return parse_source_visit(src, NULL, NULL);
+}
+
+Node *parse_source_visit(Source *src, NodeVisitFn *fn, void *ctx)
+{
     ParseState ps = {0};
     jmp_buf fatal;
     int errors_before = error_count();
@@ -1244,7 +1249,7 @@ Node *parse_source(Source *src)
         Node *m = parse_fast(src);
         if (m) {
             const Node *deep = NULL;
-            if (!ast_check_depth(m, PARSE_MAX_DEPTH, &deep)) {
+            if (!ast_check_depth_visit(m, PARSE_MAX_DEPTH, &deep, fn, ctx)) {
                 error_at(deep->loc, "expression too complex: more than %d levels of nesting",
                          PARSE_MAX_DEPTH);
                 return NULL;
@@ -1264,7 +1269,7 @@ Node *parse_source(Source *src)
     int rc = kp_parse(&ps);
     lex_close(&ps);
     const Node *deep = NULL;
-    if (ps.module && !ast_check_depth(ps.module, PARSE_MAX_DEPTH, &deep))
+    if (ps.module && !ast_check_depth_visit(ps.module, PARSE_MAX_DEPTH, &deep, fn, ctx))
         error_at(deep->loc, "expression too complex: more than %d levels of nesting",
                  PARSE_MAX_DEPTH);
     if (rc != 0 || error_count() > errors_before || !ps.module)

@@ -174,17 +174,19 @@ static const Node *next_child(Work *it)
  * smallest subtree that is too deep. */
 /* The common case first: recursion that gives up below `limit` levels (so
  * it never goes deeper than that) and says whether the tree is shallower. */
-static bool shallow(const Node *n, int room)
+static bool shallow(const Node *n, int room, NodeVisitFn *fn, void *ctx)
 {
     int own = n->kind == E_COMPARE && n->args.len > 1 ? n->args.len - 1 : 1;
     if ((room -= own) < 0)
         return false;
+    if (fn)
+        fn(n, ctx);
 #define X_(f)                                                                \
-    if (n->f && !shallow(n->f, room))                                        \
+    if (n->f && !shallow(n->f, room, fn, ctx))                               \
         return false;
 #define L_(f)                                                                \
     for (int i = 0; i < n->f.len; i++)                                       \
-        if (n->f.items[i] && !shallow(n->f.items[i], room))                  \
+        if (n->f.items[i] && !shallow(n->f.items[i], room, fn, ctx))         \
             return false;
     NODE_CHILDREN(X_, L_)
 #undef X_
@@ -194,7 +196,13 @@ static bool shallow(const Node *n, int room)
 
 bool ast_check_depth(const Node *root, int limit, const Node **where)
 {
-    if (!root || shallow(root, limit))
+    return ast_check_depth_visit(root, limit, where, NULL, NULL);
+}
+
+bool ast_check_depth_visit(const Node *root, int limit, const Node **where, NodeVisitFn *fn,
+                           void *ctx)
+{
+    if (!root || shallow(root, limit, fn, ctx))
         return true;
     WorkStack w = {0};
     bool ok = true;

@@ -852,6 +852,10 @@ void node_each_slot(Node *n, NodeSlotFn *fn, void *ctx);
 /* false, with the smallest subtree that is too deep in *where, when the
  * tree is more than `limit` nodes deep (ast.c; the parser's limit) */
 bool ast_check_depth(const Node *root, int limit, const Node **where);
+/* the same, with fn(n, ctx) for every node on the way where the tree is
+ * not too deep (its result is not looked at): speed, one walk for both */
+bool ast_check_depth_visit(const Node *root, int limit, const Node **where, NodeVisitFn *fn,
+                           void *ctx);
 void ast_dump(FILE *out, const Node *n, int indent); /* for tests: --dump-ast */
 
 /* ------------------------------------------------------------------ */
@@ -1237,6 +1241,9 @@ typedef struct Program {
  * The text is decoded as Python does (BOM dropped, universal newlines) and
  * replaced in *src, so that the diagnostics show the lines the parser saw. */
 Node *parse_source(Source *src);
+/* the same; fn(n, ctx) for every node of the module it returns (with the
+ * check of its depth: one walk) */
+Node *parse_source_visit(Source *src, NodeVisitFn *fn, void *ctx);
 
 /* Command-line signatures: --signature NAME=void(...) */
 typedef struct SigOverride {

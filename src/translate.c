@@ -114,27 +114,26 @@ static Visit collect_name(const Node *n, void *ctx)
 }
 
 /* speed (issue 7): mark the kernels whose parsed body can be lowered in
- * place (FuncDef.share_def) */
-static void mark_shared_defs(Node *module, PtrVec *fdefs)
+ * place (FuncDef.share_def): those no name of the module reads (`read`,
+ * collected as the parser checked the tree's depth: the names as parsed,
+ * a superset of those left after resolve_module, which adds none) */
+static void mark_shared_defs(PtrVec *fdefs, const NameSet *read)
 {
-    NameSet read = {0};
-    node_walk(module, collect_name, &read);
     for (int i = 0; i < fdefs->len; i++) {
         FuncDef *fd = fdefs->items[i];
         fd->share_def = fd->is_kernel && fd->nsigs == 1 && !fd->ufunc && fd->nspecs == 0 &&
-                        !nameset_has(&read, fd->name);
+                        !nameset_has(read, fd->name);
     }
-    free(read.keys);
 }
 
-static Program *analyze(Node *module, const Options *opt)
+static Program *analyze(Node *module, const NameSet *read, const Options *opt)
 {
     int errors_before = error_count();
     types_init();
     type_reset();
     PtrVec fdefs = resolve_module(module, opt);
     time_pass(opt, "resolve");
-    mark_shared_defs(module, &fdefs);
+    mark_shared_defs(&fdefs, read);
 
     /* Pass 3: type every kernel signature and eager device function; their
      * calls type the device-function specialisations they need. */
@@ -212,11 +211,15 @@ Program *translate(Source *src, const Options *opt)
 {
     diag_init(src);
     time_pass(opt, "start");
-    Node *module = parse_source(src);
+    NameSet read = {0};
+    Node *module = parse_source_visit(src, collect_name, &read);
     time_pass(opt, "parse");
-    if (!module || error_count() > 0)
+    if (!module || error_count() > 0) {
+        free(read.keys);
         return NULL;
-    Program *prog = analyze(module, opt);
+    }
+    Program *prog = analyze(module, &read, opt);
+    free(read.keys);
     time_pass(opt, "ufuncs");
     if (!prog || error_count() > 0)
         return NULL;
