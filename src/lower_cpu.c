@@ -1592,11 +1592,21 @@ static bool split_calls(const CpuBlock *b)
 /* issue 10 (cpu): CpuBlock.lanes and lanes_unit of region b, alone in
  * its loop.  Threads of one region run in any order, together or
  * interleaved: a chunk of them in lock step (each operation for all, the
- * vector instructions gcc makes of the chunk's loop) is one such. */
+ * vector instructions gcc makes of the chunk's loop) is one such.  Not a
+ * region that loads or stores a frame variable. */
 static void lanes_region(const Lower *L, CpuBlock *b)
 {
     if (!bar_region_ok(b, L->K))
         return;
+    /* a frame variable loaded or stored: an access a frame apart for each
+     * thread, which gcc -O2 does not vectorise (the chunks would only
+     * cost) */
+    for (int i = 0; i < b->ncache; i++) {
+        const Var *v = b->cache[i];
+        bool remat = v->kind != VAR_PARAM && b->ctx->remat && b->ctx->remat[v->index];
+        if (b->cache_store[i] || (b->cache_load[i] && !remat))
+            return;
+    }
     BarScan S;
     memset(&S, 0, sizeof S);
     S.K = L->K;

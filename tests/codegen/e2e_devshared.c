@@ -204,91 +204,39 @@ static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        {
-            int krt_c = 0;
-            if (x.strides[0] == (int64_t)sizeof(int64_t)) {
-                for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
-                    KRT_IVDEP
-                    for (int krt_j = 0; krt_j < 8; krt_j++) {
-                        const int krt_x = krt_c + krt_j;
-                        krt_t = (size_t)krt_x;
-                        krt_tid.x = (unsigned)krt_x;
-                        krt_f = &krt_fr[krt_t];
-                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 73 "e2e_devshared.kern"
-                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 74 "e2e_devshared.kern"
-                        v = 0;
+            v = 0;
 #line 75 "e2e_devshared.kern"
-                        if (1) {
+            if (1) {
 #line 76 "e2e_devshared.kern"
-                            v = *(int64_t *)(x.data + i * x.strides[0]);
-                        }
-                        krt_f->v = v;
-                    }
-                }
+                v = *(int64_t *)(x.data + i * x.strides[0]);
             }
-            for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-#line 73 "e2e_devshared.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-#line 74 "e2e_devshared.kern"
-                v = 0;
-#line 75 "e2e_devshared.kern"
-                if (1) {
-#line 76 "e2e_devshared.kern"
-                    v = *(int64_t *)(x.data + i * x.strides[0]);
-                }
-                krt_f->v = v;
-            }
+            krt_f->v = v;
         }
-        {
-            int krt_c = (int)krt_s0;
-            if (x.strides[0] == (int64_t)sizeof(int64_t)) {
-                for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
-                    KRT_IVDEP
-                    for (int krt_j = 0; krt_j < 8; krt_j++) {
-                        const int krt_x = krt_c + krt_j;
-                        krt_t = (size_t)krt_x;
-                        krt_tid.x = (unsigned)krt_x;
-                        krt_f = &krt_fr[krt_t];
-                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 73 "e2e_devshared.kern"
-                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 74 "e2e_devshared.kern"
-                        v = 0;
+            v = 0;
 #line 75 "e2e_devshared.kern"
-                        if (0) {
+            if (0) {
 #line 76 "e2e_devshared.kern"
-                            v = *(int64_t *)(x.data + i * x.strides[0]);
-                        }
-                        krt_f->v = v;
-                    }
-                }
+                v = *(int64_t *)(x.data + i * x.strides[0]);
             }
-            for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-#line 73 "e2e_devshared.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-#line 74 "e2e_devshared.kern"
-                v = 0;
-#line 75 "e2e_devshared.kern"
-                if (0) {
-#line 76 "e2e_devshared.kern"
-                    v = *(int64_t *)(x.data + i * x.strides[0]);
-                }
-                krt_f->v = v;
-            }
+            krt_f->v = v;
         }
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -370,36 +318,16 @@ static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        {
-            int krt_c = 0;
-            if (out.strides[0] == (int64_t)sizeof(int64_t)) {
-                for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
-                    KRT_IVDEP
-                    for (int krt_j = 0; krt_j < 8; krt_j++) {
-                        const int krt_x = krt_c + krt_j;
-                        krt_t = (size_t)krt_x;
-                        krt_tid.x = (unsigned)krt_x;
-                        krt_f = &krt_fr[krt_t];
-                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
-                        /* i < x.shape[0]: the threads the loop visits */
+            /* i < x.shape[0]: the threads the loop visits */
 #line 79 "e2e_devshared.kern"
-                        *(int64_t *)(out.data + i * out.strides[0]) = r;
-                    }
-                }
-            }
-            for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                int64_t r KRT_MAYBE_UNUSED = krt_f->r;
-#line 78 "e2e_devshared.kern"
-                /* i < x.shape[0]: the threads the loop visits */
-#line 79 "e2e_devshared.kern"
-                *(int64_t *)(out.data + i * out.strides[0]) = r;
-            }
+            *(int64_t *)(out.data + i * out.strides[0]) = r;
         }
     } else {
         {
@@ -443,7 +371,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
-#line 447 "e2e_devshared.c"
+#line 375 "e2e_devshared.c"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -475,7 +403,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 479 "e2e_devshared.c"
+#line 407 "e2e_devshared.c"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -485,7 +413,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
-#line 489 "e2e_devshared.c"
+#line 417 "e2e_devshared.c"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
@@ -503,7 +431,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 507 "e2e_devshared.c"
+#line 435 "e2e_devshared.c"
         }
     }
 }
