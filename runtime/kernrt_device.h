@@ -1487,6 +1487,29 @@ KRT_FN int64_t krt_mul_wide(int32_t a, int32_t b)
 #else
 #define KRT_UNROLL _Pragma("GCC unroll 16")
 #endif
+/* issue 10 (cpu): the values of one variable for each of the n threads of
+ * a chunk of the CPU backend's fused loop (across a barrier, carried from
+ * its first region to its second), subscripted [j] like an array: a
+ * GCC/Clang vector of n lanes of T (in SSE2/NEON registers, no stack
+ * copy between the chunk's two loops, which gcc -O2 then vectorises
+ * together), an array of n elsewhere; KRT_CHUNK_ARRAY: always an array */
+#define KRT_CHUNK_ARRAY(T, name, n) T name[n]
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define KRT_CHUNK_LANES(T, name, n) T name __attribute__((vector_size(sizeof(T) * (n))))
+#else
+#define KRT_CHUNK_LANES(T, name, n) T name[n]
+#endif
+/* issue 10 (cpu): before a loop over a chunk of threads of one region,
+ * which may run in lock step: the C compiler may take the iterations for
+ * independent (and vectorise the loop where it could not tell the arrays'
+ * and the shared memory's elements apart) */
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define KRT_IVDEP
+#elif defined(__clang__)
+#define KRT_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define KRT_IVDEP _Pragma("GCC ivdep")
+#endif
 /* issue 10 (cpu): do the elements of views a (na dimensions, elements of
  * sa bytes) and b lie apart in memory?  (The CPU backend's guard for
  * running two regions across a barrier in one loop.) */

@@ -1297,6 +1297,16 @@ static bool chunkable(const CpuBlock *bar)
     return true;
 }
 
+/* a carried value of type t (an int32_t one if narrow) in a vector of
+ * KRT_CHUNK lanes (KRT_CHUNK_LANES, kernrt_device.h): a scalar int or
+ * float of at least 2 bytes, not a 16-bit float (a struct in C) */
+static bool chunk_lanes(const Type *t, bool narrow)
+{
+    if (narrow)
+        return true;
+    return (t_int(t) || (t_float(t) && !ty_is_half16(t))) && ty_size(t) >= 2;
+}
+
 static void print_fused_chunks(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b,
                                const CpuBind *binds, const char *ilo, const char *hi)
 {
@@ -1312,8 +1322,9 @@ static void print_fused_chunks(Emitter *E, const CpuBlock *a, const CpuBlock *ba
     E->indent++;
     for (int i = 0; i < bar->bar_local.len; i++) {
         const Var *v = bar->bar_local.items[i];
-        outf(E, "%s krt_cv_%s[%d] = {0};", vec_contains_var(&bar->bar_narrow, v) ? "int32_t" : t_c(v->type),
-             cached_name(a, v), KRT_CHUNK);
+        bool narrow = vec_contains_var(&bar->bar_narrow, v);
+        outf(E, "%s(%s, krt_cv_%s, %d) = {0};", chunk_lanes(v->type, narrow) ? "KRT_CHUNK_LANES" : "KRT_CHUNK_ARRAY",
+             narrow ? "int32_t" : t_c(v->type), cached_name(a, v), KRT_CHUNK);
     }
     const CpuBlock *rs[2] = {a, b};
     for (int r = 0; r < 2; r++) {
@@ -1417,6 +1428,46 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
         else
             ilo = "krt_c";
     }
+    bool lanes = !b && a->lanes;
+    if (lanes) {
+        /* the chunks, where the arrays' elements lie next to each other,
+         * then the threads left (all of them otherwise) */
+        StrBuf g = {0};
+        for (int i = 0; i < a->lanes_unit.len; i++) {
+            const Var *p = a->lanes_unit.items[i];
+            sb_printf(&g, "%s%s.strides[%d] == (int64_t)sizeof(%s)", i ? " && " : "", p->cname,
+                      p->type->ndim - 1, t_elem(p->type->elem));
+        }
+        outf(E, "{");
+        E->indent++;
+        outf(E, "int krt_c = %s;", ilo);
+        bool unit = g.len > 0;
+        if (unit) {
+            outf(E, "if (%s) {", sb_take(&g));
+            E->indent++;
+        }
+        outf(E, "for (; krt_c + %d <= (int)%s; krt_c += %d) {", KRT_CHUNK, hi, KRT_CHUNK);
+        E->indent++;
+        outf(E, "KRT_IVDEP");
+        outf(E, "for (int krt_j = 0; krt_j < %d; krt_j++) {", KRT_CHUNK);
+        E->indent++;
+        outf(E, "const int krt_x = krt_c + krt_j;");
+        outf(E, "krt_t = (size_t)krt_x;");
+        outf(E, "krt_tid.x = (unsigned)krt_x;");
+        outf(E, "krt_f = &krt_fr[krt_t];");
+        E->cpu_binds = binds;
+        print_region_run(E, a, NULL, NULL, false);
+        E->cpu_binds = a->binds;
+        E->indent--;
+        outf(E, "}");
+        E->indent--;
+        outf(E, "}");
+        if (unit) {
+            E->indent--;
+            outf(E, "}");
+        }
+        ilo = "krt_c";
+    }
     if (b && bar->bar_desc)
         outf(E, "for (int krt_x = (int)%s; krt_x-- > %s;) {", hi, ilo);
     else
@@ -1431,6 +1482,10 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
         E->cpu_binds = a->binds;
         E->indent--;
         outf(E, "}");
+        if (lanes) {
+            E->indent--;
+            outf(E, "}");
+        }
         return;
     }
     for (int i = 0; i < bar->bar_local.len; i++) {

@@ -1594,6 +1594,42 @@ static bool split_calls(const CpuBlock *b)
     return call;
 }
 
+/* issue 10 (cpu): CpuBlock.lanes and lanes_unit of region b, alone in
+ * its loop.  Threads of one region run in any order, together or
+ * interleaved: a chunk of them in lock step (each operation for all, the
+ * vector instructions gcc makes of the chunk's loop) is one such.  Not a
+ * region that loads or stores a frame variable. */
+static void lanes_region(const Lower *L, CpuBlock *b)
+{
+    if (!bar_region_ok(b, L->K))
+        return;
+    /* a frame variable loaded or stored: an access a frame apart for each
+     * thread, which gcc -O2 does not vectorise (the chunks would only
+     * cost) */
+    for (int i = 0; i < b->ncache; i++) {
+        const Var *v = b->cache[i];
+        bool remat = v->kind != VAR_PARAM && b->ctx->remat && b->ctx->remat[v->index];
+        if (b->cache_store[i] || (b->cache_load[i] && !remat))
+            return;
+    }
+    BarScan S;
+    memset(&S, 0, sizeof S);
+    S.K = L->K;
+    S.cf = L->K->vars;
+    bar_scan(&S, b);
+    bool affine = false;
+    for (int i = 0; i < S.nacc && !S.bad; i++) {
+        const BarAcc *x = &S.acc[i];
+        affine |= x->ok && x->f.kt == 1;
+        if (x->arr->kind == VAR_PARAM && !x->arr->type->contiguous &&
+            !vec_contains(&b->lanes_unit, x->arr))
+            vec_push(&b->lanes_unit, (void *)x->arr);
+    }
+    b->lanes = !S.bad && affine;
+    if (!b->lanes)
+        b->lanes_unit.len = 0;
+}
+
 static void split_list(const Lower *L, CpuList *l)
 {
     for (int i = 0; i < l->len; i++) {
@@ -1613,6 +1649,7 @@ static void split_list(const Lower *L, CpuList *l)
             /* a region alone: the same in its 1-D loop (print_region) */
             if (split_calls(b))
                 continue;
+            lanes_region(L, b);
             SplitScan S = {L, b};
             if (b->xclamp) {   /* its `if` is the loop's range already */
                 const Node *x = b->items[0].stmt;

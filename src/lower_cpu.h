@@ -268,6 +268,17 @@ typedef struct CpuBlock {
     /* barrier: bar_local's int64 variables whose every value fits in 32
      * bits: a chunk holds them in an int32_t array */
     PtrVec bar_narrow;
+    /* CB_REGION (issue 10, cpu) alone in its 1-D loop in ranges
+     * (print_region): a region whose threads may run in lock step -- no
+     * call, atomic, warp or collective operation, print or exit (lower_cpu's
+     * bar_scan), no frame variable loaded or stored, and an element of a
+     * 1-D array indexed by the thread -- runs in chunks of KRT_CHUNK
+     * threads that the C compiler vectorises (KRT_IVDEP, emit_cpu.c's
+     * print_bar_range) where the parameter arrays lanes_unit (Var) have
+     * their elements next to each other along the last dimension; the
+     * threads left, or all otherwise, one by one */
+    bool lanes;
+    PtrVec lanes_unit;
     /* warp (issue 10): CB_LOOP: a shuffle-reduction tree, a uniform while
      * loop whose body is one fused full shfl_down of a float frame
      * variable v followed by `v = v + w` (its result w read nowhere else)

@@ -221,30 +221,71 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 222 "e2e_atomics2.c"
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(4, 0, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            int krt_c = 0;
+            for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
+                KRT_IVDEP
+                for (int krt_j = 0; krt_j < 8; krt_j++) {
+                    const int krt_x = krt_c + krt_j;
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_atomics2.kern"
-            t = (int32_t)krt_tid.x;
+                    t = (int32_t)krt_tid.x;
 #line 75 "e2e_atomics2.kern"
-            if (1) {
+                    if (1) {
 #line 76 "e2e_atomics2.kern"
-                krt_s->s[(int64_t)t] = 0;
+                        krt_s->s[(int64_t)t] = 0;
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 74 "e2e_atomics2.kern"
+                t = (int32_t)krt_tid.x;
+#line 75 "e2e_atomics2.kern"
+                if (1) {
+#line 76 "e2e_atomics2.kern"
+                    krt_s->s[(int64_t)t] = 0;
+                }
             }
         }
-        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            int krt_c = (int)krt_s0;
+            for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
+                KRT_IVDEP
+                for (int krt_j = 0; krt_j < 8; krt_j++) {
+                    const int krt_x = krt_c + krt_j;
+#line 264 "e2e_atomics2.c"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_atomics2.kern"
-            t = (int32_t)krt_tid.x;
+                    t = (int32_t)krt_tid.x;
 #line 75 "e2e_atomics2.kern"
-            if (0) {
+                    if (0) {
 #line 76 "e2e_atomics2.kern"
-                krt_s->s[(int64_t)t] = 0;
+                        krt_s->s[(int64_t)t] = 0;
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 74 "e2e_atomics2.kern"
+                t = (int32_t)krt_tid.x;
+#line 75 "e2e_atomics2.kern"
+                if (0) {
+#line 76 "e2e_atomics2.kern"
+                    krt_s->s[(int64_t)t] = 0;
+                }
             }
         }
     } else {
@@ -280,20 +321,40 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
-#line 284 "e2e_atomics2.c"
+#line 325 "e2e_atomics2.c"
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            int krt_c = 0;
+            if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 84 "e2e_atomics2.kern"
-            /* t < 4: the threads the loop visits */
+                        /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
-            *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 297 "e2e_atomics2.c"
+                        *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
+#line 344 "e2e_atomics2.c"
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 84 "e2e_atomics2.kern"
+                /* t < 4: the threads the loop visits */
+#line 85 "e2e_atomics2.kern"
+                *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
+#line 357 "e2e_atomics2.c"
+            }
         }
     } else {
         {
@@ -305,7 +366,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 309 "e2e_atomics2.c"
+#line 370 "e2e_atomics2.c"
             }
         }
     }

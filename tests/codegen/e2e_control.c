@@ -136,20 +136,44 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            float p KRT_MAYBE_UNUSED = 0;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            int krt_c = 0;
+            if (x.strides[0] == (int64_t)sizeof(float)) {
+                for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        float p KRT_MAYBE_UNUSED = 0;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 30 "e2e_control.kern"
-            /* i < x.shape[0]: the threads the loop visits */
+                        /* i < x.shape[0]: the threads the loop visits */
 #line 31 "e2e_control.kern"
-            p = *(float *)(x.data + i * x.strides[0]);
+                        p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
-            *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 153 "e2e_control.c"
+                        *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
+#line 159 "e2e_control.c"
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                float p KRT_MAYBE_UNUSED = 0;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 30 "e2e_control.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 31 "e2e_control.kern"
+                p = *(float *)(x.data + i * x.strides[0]);
+#line 32 "e2e_control.kern"
+                *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
+#line 176 "e2e_control.c"
+            }
         }
     } else {
         {
@@ -165,7 +189,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 169 "e2e_control.c"
+#line 193 "e2e_control.c"
             }
         }
     }

@@ -43,42 +43,94 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = 0;
+        {
+            int krt_c = 0;
+            for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
+                KRT_IVDEP
+                for (int krt_j = 0; krt_j < 8; krt_j++) {
+                    const int krt_x = krt_c + krt_j;
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = 0;
 #line 18 "e2e_shared.kern"
-            tid = (int32_t)krt_tid.x;
+                    tid = (int32_t)krt_tid.x;
 #line 19 "e2e_shared.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 20 "e2e_shared.kern"
-            if (1) {
+                    if (1) {
 #line 21 "e2e_shared.kern"
-                krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
-            } else {
+                        krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
+                    } else {
 #line 23 "e2e_shared.kern"
-                krt_s->s[(int64_t)tid] = 0.0f;
+                        krt_s->s[(int64_t)tid] = 0.0f;
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t i KRT_MAYBE_UNUSED = 0;
+#line 18 "e2e_shared.kern"
+                tid = (int32_t)krt_tid.x;
+#line 19 "e2e_shared.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 20 "e2e_shared.kern"
+                if (1) {
+#line 21 "e2e_shared.kern"
+                    krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
+                } else {
+#line 23 "e2e_shared.kern"
+                    krt_s->s[(int64_t)tid] = 0.0f;
+                }
             }
         }
-        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = 0;
+        {
+            int krt_c = (int)krt_s0;
+            for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
+                KRT_IVDEP
+                for (int krt_j = 0; krt_j < 8; krt_j++) {
+                    const int krt_x = krt_c + krt_j;
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = 0;
 #line 18 "e2e_shared.kern"
-            tid = (int32_t)krt_tid.x;
+                    tid = (int32_t)krt_tid.x;
 #line 19 "e2e_shared.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 20 "e2e_shared.kern"
-            if (0) {
+                    if (0) {
 #line 21 "e2e_shared.kern"
-                krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
-            } else {
+                        krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
+                    } else {
 #line 23 "e2e_shared.kern"
-                krt_s->s[(int64_t)tid] = 0.0f;
+                        krt_s->s[(int64_t)tid] = 0.0f;
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t i KRT_MAYBE_UNUSED = 0;
+#line 18 "e2e_shared.kern"
+                tid = (int32_t)krt_tid.x;
+#line 19 "e2e_shared.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 20 "e2e_shared.kern"
+                if (0) {
+#line 21 "e2e_shared.kern"
+                    krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
+                } else {
+#line 23 "e2e_shared.kern"
+                    krt_s->s[(int64_t)tid] = 0.0f;
+                }
             }
         }
     } else {
@@ -159,7 +211,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 163 "e2e_shared.c"
+#line 215 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -309,7 +361,7 @@ static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 313 "e2e_shared.c"
+#line 365 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -364,7 +416,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 368 "e2e_shared.c"
+#line 420 "e2e_shared.c"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -386,7 +438,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
-#line 390 "e2e_shared.c"
+#line 442 "e2e_shared.c"
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
     struct dyn_local__frame *krt_f;
@@ -412,7 +464,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 416 "e2e_shared.c"
+#line 468 "e2e_shared.c"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -445,7 +497,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             KRT_UNROLL
-#line 449 "e2e_shared.c"
+#line 501 "e2e_shared.c"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
@@ -455,7 +507,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 459 "e2e_shared.c"
+#line 511 "e2e_shared.c"
             }
         }
     }

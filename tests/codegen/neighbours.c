@@ -33,43 +33,102 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
+        {
 #line 38 "neighbours.c"
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int krt_c = 0;
+            if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
-            tx = (int32_t)krt_tid.x;
+                        tx = (int32_t)krt_tid.x;
 #line 13 "neighbours.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "neighbours.kern"
-            if (1) {
+                        if (1) {
 #line 15 "neighbours.kern"
-                krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
-            } else {
+                            krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                        } else {
 #line 17 "neighbours.kern"
-                krt_s->tile[(int64_t)tx] = 0;
+                            krt_s->tile[(int64_t)tx] = 0;
+                        }
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 70 "neighbours.c"
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "neighbours.kern"
+                tx = (int32_t)krt_tid.x;
+#line 13 "neighbours.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "neighbours.kern"
+                if (1) {
+#line 15 "neighbours.kern"
+                    krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                } else {
+#line 17 "neighbours.kern"
+                    krt_s->tile[(int64_t)tx] = 0;
+                }
             }
         }
-        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        {
+            int krt_c = (int)krt_s0;
+            if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+#line 92 "neighbours.c"
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
-            tx = (int32_t)krt_tid.x;
+                        tx = (int32_t)krt_tid.x;
 #line 13 "neighbours.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "neighbours.kern"
-            if (0) {
+                        if (0) {
 #line 15 "neighbours.kern"
-                krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
-            } else {
+                            krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                        } else {
 #line 17 "neighbours.kern"
-                krt_s->tile[(int64_t)tx] = 0;
+                            krt_s->tile[(int64_t)tx] = 0;
+                        }
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 119 "neighbours.c"
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "neighbours.kern"
+                tx = (int32_t)krt_tid.x;
+#line 13 "neighbours.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "neighbours.kern"
+                if (0) {
+#line 15 "neighbours.kern"
+                    krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                } else {
+#line 17 "neighbours.kern"
+                    krt_s->tile[(int64_t)tx] = 0;
+                }
             }
         }
     } else {
@@ -100,57 +159,125 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         const size_t krt_s0 = krt_clamp_below(0, -1, krt_b->block_dim.x);
         {
-#line 104 "neighbours.c"
+#line 163 "neighbours.c"
             const size_t krt_m0 = krt_s0 > krt_xn ? krt_xn : krt_s0;
-            for (int krt_x = 0; krt_x < (int)krt_m0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t s KRT_MAYBE_UNUSED = 0;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            {
+                int krt_c = 0;
+                if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                    for (; krt_c + 8 <= (int)krt_m0; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int64_t s KRT_MAYBE_UNUSED = 0;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 20 "neighbours.kern"
-                /* i < inp.shape[0]: the threads the loop visits */
+                            /* i < inp.shape[0]: the threads the loop visits */
 #line 21 "neighbours.kern"
-                s = (int64_t)krt_s->tile[(int64_t)tx];
+                            s = (int64_t)krt_s->tile[(int64_t)tx];
 #line 22 "neighbours.kern"
-                if (0) {
+                            if (0) {
 #line 23 "neighbours.kern"
-                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
-                }
+                                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
+                            }
 #line 24 "neighbours.kern"
-                if (tx < (128 - 1)) {
+                            if (tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
-                }
+                                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
+                            }
 #line 26 "neighbours.kern"
-                *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 129 "neighbours.c"
+                            *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
+#line 194 "neighbours.c"
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_m0; krt_x++) {
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int64_t s KRT_MAYBE_UNUSED = 0;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 20 "neighbours.kern"
+                    /* i < inp.shape[0]: the threads the loop visits */
+#line 21 "neighbours.kern"
+                    s = (int64_t)krt_s->tile[(int64_t)tx];
+#line 22 "neighbours.kern"
+                    if (0) {
+#line 23 "neighbours.kern"
+                        s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
+                    }
+#line 24 "neighbours.kern"
+                    if (tx < (128 - 1)) {
+#line 25 "neighbours.kern"
+                        s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
+                    }
+#line 26 "neighbours.kern"
+                    *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
+#line 221 "neighbours.c"
+                }
             }
-            for (int krt_x = (int)krt_m0; krt_x < (int)krt_xn; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int64_t s KRT_MAYBE_UNUSED = 0;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            {
+                int krt_c = (int)krt_m0;
+                if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                    for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int64_t s KRT_MAYBE_UNUSED = 0;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 20 "neighbours.kern"
-                /* i < inp.shape[0]: the threads the loop visits */
+                            /* i < inp.shape[0]: the threads the loop visits */
 #line 21 "neighbours.kern"
-                s = (int64_t)krt_s->tile[(int64_t)tx];
+                            s = (int64_t)krt_s->tile[(int64_t)tx];
 #line 22 "neighbours.kern"
-                if (1) {
+                            if (1) {
 #line 23 "neighbours.kern"
-                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
-                }
+                                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
+                            }
 #line 24 "neighbours.kern"
-                if (tx < (128 - 1)) {
+                            if (tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-                    s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
-                }
+                                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
+                            }
 #line 26 "neighbours.kern"
-                *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 154 "neighbours.c"
+                            *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
+#line 253 "neighbours.c"
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int64_t s KRT_MAYBE_UNUSED = 0;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 20 "neighbours.kern"
+                    /* i < inp.shape[0]: the threads the loop visits */
+#line 21 "neighbours.kern"
+                    s = (int64_t)krt_s->tile[(int64_t)tx];
+#line 22 "neighbours.kern"
+                    if (1) {
+#line 23 "neighbours.kern"
+                        s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
+                    }
+#line 24 "neighbours.kern"
+                    if (tx < (128 - 1)) {
+#line 25 "neighbours.kern"
+                        s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
+                    }
+#line 26 "neighbours.kern"
+                    *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
+#line 280 "neighbours.c"
+                }
             }
         }
     } else {
@@ -177,7 +304,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 26 "neighbours.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 181 "neighbours.c"
+#line 308 "neighbours.c"
             }
         }
     }

@@ -65,21 +65,39 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.y = 0;
             krt_tid.z = 0;
             const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
-            for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
+            {
 #line 70 "reduce.c"
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int krt_c = 0;
+                for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 23 "reduce.kern"
-                /* tx < (int32_t)step: the threads the loop visits */
+                        /* tx < (int32_t)step: the threads the loop visits */
 #line 24 "reduce.kern"
-                krt_s->s[(int64_t)tx] = krt_s->s[(int64_t)tx] + krt_s->s[((int64_t)tx) + step];
+                        krt_s->s[(int64_t)tx] = krt_s->s[(int64_t)tx] + krt_s->s[((int64_t)tx) + step];
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
+                    krt_t = (size_t)krt_x;
+#line 88 "reduce.c"
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 23 "reduce.kern"
+                    /* tx < (int32_t)step: the threads the loop visits */
+#line 24 "reduce.kern"
+                    krt_s->s[(int64_t)tx] = krt_s->s[(int64_t)tx] + krt_s->s[((int64_t)tx) + step];
+                }
             }
         } else {
             {
+#line 100 "reduce.c"
                 const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
-#line 83 "reduce.c"
                 KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
                     krt_f = &krt_fr[krt_t];
                     int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -96,14 +114,14 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         step = (int64_t)((int32_t)step >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 100 "reduce.c"
+#line 118 "reduce.c"
         krt_f = &krt_fr[krt_t];
         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "reduce.kern"
         if (tx == 0) {
 #line 28 "reduce.kern"
             *(float *)(partial.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partial.strides[0]) = krt_s->s[0];
-#line 107 "reduce.c"
+#line 125 "reduce.c"
         }
     }
 }

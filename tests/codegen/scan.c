@@ -34,43 +34,100 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
+        {
+            int krt_c = 0;
+            if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
 #line 41 "scan.c"
-            krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "scan.kern"
-            tx = (int32_t)krt_tid.x;
+                        tx = (int32_t)krt_tid.x;
 #line 13 "scan.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "scan.kern"
-            if (1) {
+                        if (1) {
 #line 15 "scan.kern"
-                krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
-            } else {
+                            krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                        } else {
 #line 17 "scan.kern"
-                krt_s->temp[(int64_t)tx] = 0;
+                            krt_s->temp[(int64_t)tx] = 0;
+                        }
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "scan.kern"
+                tx = (int32_t)krt_tid.x;
+#line 13 "scan.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "scan.kern"
+                if (1) {
+#line 15 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                } else {
+#line 17 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = 0;
+                }
             }
         }
-        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        {
+            int krt_c = (int)krt_s0;
+            if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+#line 95 "scan.c"
+                        krt_f = &krt_fr[krt_t];
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "scan.kern"
-            tx = (int32_t)krt_tid.x;
+                        tx = (int32_t)krt_tid.x;
 #line 13 "scan.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "scan.kern"
-            if (0) {
+                        if (0) {
 #line 15 "scan.kern"
-                krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
-            } else {
+                            krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                        } else {
 #line 17 "scan.kern"
-                krt_s->temp[(int64_t)tx] = 0;
+                            krt_s->temp[(int64_t)tx] = 0;
+                        }
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "scan.kern"
+                tx = (int32_t)krt_tid.x;
+#line 13 "scan.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "scan.kern"
+                if (0) {
+#line 15 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                } else {
+#line 17 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = 0;
+                }
             }
         }
     } else {
@@ -105,10 +162,10 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
             {
-#line 109 "scan.c"
+#line 166 "scan.c"
                 int krt_c = (int)krt_b->block_dim.x;
                 for (; krt_c - 8 >= (int)krt_s0; krt_c -= 8) {
-                    int32_t krt_cv_v[8] = {0};
+                    KRT_CHUNK_LANES(int32_t, krt_cv_v, 8) = {0};
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
                         krt_t = (size_t)krt_x;
@@ -129,7 +186,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 133 "scan.c"
+#line 190 "scan.c"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -142,7 +199,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > (int)krt_s0;) {
-#line 146 "scan.c"
+#line 203 "scan.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -165,10 +222,10 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
             {
-#line 169 "scan.c"
+#line 226 "scan.c"
                 int krt_c = (int)krt_s0;
                 for (; krt_c - 8 >= 0; krt_c -= 8) {
-                    int32_t krt_cv_v[8] = {0};
+                    KRT_CHUNK_LANES(int32_t, krt_cv_v, 8) = {0};
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
                         krt_t = (size_t)krt_x;
@@ -189,7 +246,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 193 "scan.c"
+#line 250 "scan.c"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -202,7 +259,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > 0;) {
-#line 206 "scan.c"
+#line 263 "scan.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -225,7 +282,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
         } else {
-#line 229 "scan.c"
+#line 286 "scan.c"
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
@@ -255,22 +312,43 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         offset = offset * 2;
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 259 "scan.c"
+#line 316 "scan.c"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            int krt_c = 0;
+            if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 28 "scan.kern"
-            /* i < inp.shape[0]: the threads the loop visits */
+                        /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
-            *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 274 "scan.c"
+                        *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
+#line 337 "scan.c"
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 28 "scan.kern"
+                /* i < inp.shape[0]: the threads the loop visits */
+#line 29 "scan.kern"
+                *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
+#line 351 "scan.c"
+            }
         }
     } else {
         {
@@ -283,7 +361,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 287 "scan.c"
+#line 365 "scan.c"
             }
         }
     }

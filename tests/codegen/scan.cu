@@ -136,43 +136,100 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_s0; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
+        {
+            int krt_c = 0;
+            if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
 #line 143 "scan.cu"
-            krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "scan.kern"
-            tx = (int32_t)krt_tid.x;
+                        tx = (int32_t)krt_tid.x;
 #line 13 "scan.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "scan.kern"
-            if (1) {
+                        if (1) {
 #line 15 "scan.kern"
-                krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
-            } else {
+                            krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                        } else {
 #line 17 "scan.kern"
-                krt_s->temp[(int64_t)tx] = 0;
+                            krt_s->temp[(int64_t)tx] = 0;
+                        }
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "scan.kern"
+                tx = (int32_t)krt_tid.x;
+#line 13 "scan.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "scan.kern"
+                if (1) {
+#line 15 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                } else {
+#line 17 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = 0;
+                }
             }
         }
-        for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        {
+            int krt_c = (int)krt_s0;
+            if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+#line 197 "scan.cu"
+                        krt_f = &krt_fr[krt_t];
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "scan.kern"
-            tx = (int32_t)krt_tid.x;
+                        tx = (int32_t)krt_tid.x;
 #line 13 "scan.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "scan.kern"
-            if (0) {
+                        if (0) {
 #line 15 "scan.kern"
-                krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
-            } else {
+                            krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                        } else {
 #line 17 "scan.kern"
-                krt_s->temp[(int64_t)tx] = 0;
+                            krt_s->temp[(int64_t)tx] = 0;
+                        }
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "scan.kern"
+                tx = (int32_t)krt_tid.x;
+#line 13 "scan.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "scan.kern"
+                if (0) {
+#line 15 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+                } else {
+#line 17 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = 0;
+                }
             }
         }
     } else {
@@ -207,10 +264,10 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
             {
-#line 211 "scan.cu"
+#line 268 "scan.cu"
                 int krt_c = (int)krt_b->block_dim.x;
                 for (; krt_c - 8 >= (int)krt_s0; krt_c -= 8) {
-                    int32_t krt_cv_v[8] = {0};
+                    KRT_CHUNK_LANES(int32_t, krt_cv_v, 8) = {0};
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
                         krt_t = (size_t)krt_x;
@@ -231,7 +288,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 235 "scan.cu"
+#line 292 "scan.cu"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -244,7 +301,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > (int)krt_s0;) {
-#line 248 "scan.cu"
+#line 305 "scan.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -267,10 +324,10 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
             {
-#line 271 "scan.cu"
+#line 328 "scan.cu"
                 int krt_c = (int)krt_s0;
                 for (; krt_c - 8 >= 0; krt_c -= 8) {
-                    int32_t krt_cv_v[8] = {0};
+                    KRT_CHUNK_LANES(int32_t, krt_cv_v, 8) = {0};
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
                         krt_t = (size_t)krt_x;
@@ -291,7 +348,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 295 "scan.cu"
+#line 352 "scan.cu"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -304,7 +361,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > 0;) {
-#line 308 "scan.cu"
+#line 365 "scan.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -327,7 +384,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
         } else {
-#line 331 "scan.cu"
+#line 388 "scan.cu"
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
@@ -357,22 +414,43 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         offset = offset * 2;
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 361 "scan.cu"
+#line 418 "scan.cu"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            int krt_c = 0;
+            if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 28 "scan.kern"
-            /* i < inp.shape[0]: the threads the loop visits */
+                        /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
-            *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 376 "scan.cu"
+                        *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
+#line 439 "scan.cu"
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 28 "scan.kern"
+                /* i < inp.shape[0]: the threads the loop visits */
+#line 29 "scan.kern"
+                *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
+#line 453 "scan.cu"
+            }
         }
     } else {
         {
@@ -385,7 +463,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 389 "scan.cu"
+#line 467 "scan.cu"
             }
         }
     }

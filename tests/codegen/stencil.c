@@ -43,168 +43,360 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const size_t krt_s1 = krt_clamp_below(3, 0, krt_b->block_dim.x);
         {
             const size_t krt_m1 = krt_s1 > krt_s0 ? krt_s0 : krt_s1;
-            for (int krt_x = 0; krt_x < (int)krt_m1; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            {
+                int krt_c = 0;
+                if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    for (; krt_c + 8 <= (int)krt_m1; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
-                tx = (int32_t)krt_tid.x;
+                            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-                if (1) {
+                            if (1) {
 #line 18 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
-                } else {
+                                krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                            } else {
 #line 20 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = 0.0f;
-                }
+                                krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                            }
 #line 22 "stencil.kern"
-                if (1) {
+                            if (1) {
 #line 23 "stencil.kern"
-                    if (krt_sub_i64(i, 3) >= 0) {
+                                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                                } else {
 #line 26 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = 0.0f;
-                    }
+                                    krt_s->tile[(int64_t)tx] = 0.0f;
+                                }
 #line 27 "stencil.kern"
-                    if (krt_add_i64(i, 128) < n) {
+                                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                                } else {
 #line 30 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
+#line 94 "stencil.c"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+                    tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "stencil.kern"
+                    if (1) {
+#line 18 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                    } else {
+#line 20 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                    }
+#line 22 "stencil.kern"
+                    if (1) {
+#line 23 "stencil.kern"
+                        if (krt_sub_i64(i, 3) >= 0) {
+#line 24 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                        } else {
+#line 26 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = 0.0f;
+                        }
+#line 27 "stencil.kern"
+                        if (krt_add_i64(i, 128) < n) {
+#line 28 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                        } else {
+#line 30 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                        }
                     }
                 }
             }
-            for (int krt_x = (int)krt_m1; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-#line 88 "stencil.c"
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            {
+                int krt_c = (int)krt_m1;
+#line 135 "stencil.c"
+                if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
-                tx = (int32_t)krt_tid.x;
+                            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-                if (1) {
+                            if (1) {
 #line 18 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
-                } else {
+                                krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                            } else {
 #line 20 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = 0.0f;
-                }
+                                krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                            }
 #line 22 "stencil.kern"
-                if (0) {
+                            if (0) {
 #line 23 "stencil.kern"
-                    if (krt_sub_i64(i, 3) >= 0) {
+                                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                                } else {
 #line 26 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = 0.0f;
-                    }
+                                    krt_s->tile[(int64_t)tx] = 0.0f;
+                                }
 #line 27 "stencil.kern"
-                    if (krt_add_i64(i, 128) < n) {
+                                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                                } else {
 #line 30 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
+#line 181 "stencil.c"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+                    tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "stencil.kern"
+                    if (1) {
+#line 18 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                    } else {
+#line 20 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                    }
+#line 22 "stencil.kern"
+                    if (0) {
+#line 23 "stencil.kern"
+                        if (krt_sub_i64(i, 3) >= 0) {
+#line 24 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                        } else {
+#line 26 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = 0.0f;
+                        }
+#line 27 "stencil.kern"
+                        if (krt_add_i64(i, 128) < n) {
+#line 28 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                        } else {
+#line 30 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                        }
                     }
                 }
             }
         }
         {
+#line 222 "stencil.c"
             const size_t krt_m1 = krt_s1 < krt_s0 ? krt_s0 : krt_s1;
-#line 127 "stencil.c"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_m1; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            {
+                int krt_c = (int)krt_s0;
+                if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    for (; krt_c + 8 <= (int)krt_m1; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
-                tx = (int32_t)krt_tid.x;
+                            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-                if (0) {
+                            if (0) {
 #line 18 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
-                } else {
+                                krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                            } else {
 #line 20 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = 0.0f;
-                }
+                                krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                            }
 #line 22 "stencil.kern"
-                if (1) {
+                            if (1) {
 #line 23 "stencil.kern"
-                    if (krt_sub_i64(i, 3) >= 0) {
+                                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                                } else {
 #line 26 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = 0.0f;
-                    }
+                                    krt_s->tile[(int64_t)tx] = 0.0f;
+                                }
 #line 27 "stencil.kern"
-                    if (krt_add_i64(i, 128) < n) {
+                                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                                } else {
 #line 30 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
+#line 271 "stencil.c"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+                    tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "stencil.kern"
+                    if (0) {
+#line 18 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                    } else {
+#line 20 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                    }
+#line 22 "stencil.kern"
+                    if (1) {
+#line 23 "stencil.kern"
+                        if (krt_sub_i64(i, 3) >= 0) {
+#line 24 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                        } else {
+#line 26 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = 0.0f;
+                        }
+#line 27 "stencil.kern"
+                        if (krt_add_i64(i, 128) < n) {
+#line 28 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                        } else {
+#line 30 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                        }
                     }
                 }
             }
-            for (int krt_x = (int)krt_m1; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-#line 169 "stencil.c"
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            {
+                int krt_c = (int)krt_m1;
+#line 312 "stencil.c"
+                if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
-                tx = (int32_t)krt_tid.x;
+                            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-                if (0) {
+                            if (0) {
 #line 18 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
-                } else {
+                                krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                            } else {
 #line 20 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = 0.0f;
-                }
+                                krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                            }
 #line 22 "stencil.kern"
-                if (0) {
+                            if (0) {
 #line 23 "stencil.kern"
-                    if (krt_sub_i64(i, 3) >= 0) {
+                                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                                } else {
 #line 26 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = 0.0f;
-                    }
+                                    krt_s->tile[(int64_t)tx] = 0.0f;
+                                }
 #line 27 "stencil.kern"
-                    if (krt_add_i64(i, 128) < n) {
+                                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                                } else {
 #line 30 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+#line 358 "stencil.c"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+                    tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "stencil.kern"
+                    if (0) {
+#line 18 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                    } else {
+#line 20 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                    }
+#line 22 "stencil.kern"
+                    if (0) {
+#line 23 "stencil.kern"
+                        if (krt_sub_i64(i, 3) >= 0) {
+#line 24 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                        } else {
+#line 26 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = 0.0f;
+                        }
+#line 27 "stencil.kern"
+                        if (krt_add_i64(i, 128) < n) {
+#line 28 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                        } else {
+#line 30 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                        }
                     }
                 }
             }
         }
     } else {
+#line 399 "stencil.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 208 "stencil.c"
             krt_f = &krt_fr[krt_t];
             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -248,36 +440,75 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(n, (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-#line 252 "stencil.c"
-        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            float s KRT_MAYBE_UNUSED = 0;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-            int64_t k KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 444 "stencil.c"
+        {
+            int krt_c = 0;
+            if (out.strides[0] == (int64_t)sizeof(float)) {
+                for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        float s KRT_MAYBE_UNUSED = 0;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        int64_t k KRT_MAYBE_UNUSED = 0;
+                        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+                        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+                        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 32 "stencil.kern"
-            /* i < n: the threads the loop visits */
+                        /* i < n: the threads the loop visits */
 #line 33 "stencil.kern"
-            s = 0.0f;
+                        s = 0.0f;
 #line 34 "stencil.kern"
-            krt_it1 = (-3);
-            krt_stop2 = (3 + 1);
-            krt_step3 = 1;
-#line 272 "stencil.c"
-            KRT_UNROLL
-            for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-                k = krt_it1;
+                        krt_it1 = (-3);
+                        krt_stop2 = (3 + 1);
+                        krt_step3 = 1;
+#line 470 "stencil.c"
+                        KRT_UNROLL
+                        for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                            k = krt_it1;
 #line 35 "stencil.kern"
-                s = s + krt_s->tile[(((int64_t)tx) + 3) + k];
-            }
+                            s = s + krt_s->tile[(((int64_t)tx) + 3) + k];
+                        }
 #line 36 "stencil.kern"
-            *(float *)(out.data + i * out.strides[0]) = s;
-#line 281 "stencil.c"
+                        *(float *)(out.data + i * out.strides[0]) = s;
+#line 479 "stencil.c"
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                float s KRT_MAYBE_UNUSED = 0;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int64_t k KRT_MAYBE_UNUSED = 0;
+                int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+                int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+                int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 32 "stencil.kern"
+                /* i < n: the threads the loop visits */
+#line 33 "stencil.kern"
+                s = 0.0f;
+#line 34 "stencil.kern"
+                krt_it1 = (-3);
+                krt_stop2 = (3 + 1);
+                krt_step3 = 1;
+#line 502 "stencil.c"
+                KRT_UNROLL
+                for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                    k = krt_it1;
+#line 35 "stencil.kern"
+                    s = s + krt_s->tile[(((int64_t)tx) + 3) + k];
+                }
+#line 36 "stencil.kern"
+                *(float *)(out.data + i * out.strides[0]) = s;
+#line 511 "stencil.c"
+            }
         }
     } else {
         {
@@ -299,7 +530,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 303 "stencil.c"
+#line 534 "stencil.c"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -308,7 +539,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 312 "stencil.c"
+#line 543 "stencil.c"
             }
         }
     }

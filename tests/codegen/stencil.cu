@@ -179,168 +179,360 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const size_t krt_s1 = krt_clamp_below(3, 0, krt_b->block_dim.x);
         {
             const size_t krt_m1 = krt_s1 > krt_s0 ? krt_s0 : krt_s1;
-            for (int krt_x = 0; krt_x < (int)krt_m1; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            {
+                int krt_c = 0;
+                if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    for (; krt_c + 8 <= (int)krt_m1; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
-                tx = (int32_t)krt_tid.x;
+                            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-                if (1) {
+                            if (1) {
 #line 18 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
-                } else {
+                                krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                            } else {
 #line 20 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = 0.0f;
-                }
+                                krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                            }
 #line 22 "stencil.kern"
-                if (1) {
+                            if (1) {
 #line 23 "stencil.kern"
-                    if (krt_sub_i64(i, 3) >= 0) {
+                                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                                } else {
 #line 26 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = 0.0f;
-                    }
+                                    krt_s->tile[(int64_t)tx] = 0.0f;
+                                }
 #line 27 "stencil.kern"
-                    if (krt_add_i64(i, 128) < n) {
+                                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                                } else {
 #line 30 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
+#line 230 "stencil.cu"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+                    tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "stencil.kern"
+                    if (1) {
+#line 18 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                    } else {
+#line 20 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                    }
+#line 22 "stencil.kern"
+                    if (1) {
+#line 23 "stencil.kern"
+                        if (krt_sub_i64(i, 3) >= 0) {
+#line 24 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                        } else {
+#line 26 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = 0.0f;
+                        }
+#line 27 "stencil.kern"
+                        if (krt_add_i64(i, 128) < n) {
+#line 28 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                        } else {
+#line 30 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                        }
                     }
                 }
             }
-            for (int krt_x = (int)krt_m1; krt_x < (int)krt_s0; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-#line 224 "stencil.cu"
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            {
+                int krt_c = (int)krt_m1;
+#line 271 "stencil.cu"
+                if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
-                tx = (int32_t)krt_tid.x;
+                            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-                if (1) {
+                            if (1) {
 #line 18 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
-                } else {
+                                krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                            } else {
 #line 20 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = 0.0f;
-                }
+                                krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                            }
 #line 22 "stencil.kern"
-                if (0) {
+                            if (0) {
 #line 23 "stencil.kern"
-                    if (krt_sub_i64(i, 3) >= 0) {
+                                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                                } else {
 #line 26 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = 0.0f;
-                    }
+                                    krt_s->tile[(int64_t)tx] = 0.0f;
+                                }
 #line 27 "stencil.kern"
-                    if (krt_add_i64(i, 128) < n) {
+                                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                                } else {
 #line 30 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
+#line 317 "stencil.cu"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+                    tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "stencil.kern"
+                    if (1) {
+#line 18 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                    } else {
+#line 20 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                    }
+#line 22 "stencil.kern"
+                    if (0) {
+#line 23 "stencil.kern"
+                        if (krt_sub_i64(i, 3) >= 0) {
+#line 24 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                        } else {
+#line 26 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = 0.0f;
+                        }
+#line 27 "stencil.kern"
+                        if (krt_add_i64(i, 128) < n) {
+#line 28 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                        } else {
+#line 30 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                        }
                     }
                 }
             }
         }
         {
+#line 358 "stencil.cu"
             const size_t krt_m1 = krt_s1 < krt_s0 ? krt_s0 : krt_s1;
-#line 263 "stencil.cu"
-            for (int krt_x = (int)krt_s0; krt_x < (int)krt_m1; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            {
+                int krt_c = (int)krt_s0;
+                if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    for (; krt_c + 8 <= (int)krt_m1; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
-                tx = (int32_t)krt_tid.x;
+                            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-                if (0) {
+                            if (0) {
 #line 18 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
-                } else {
+                                krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                            } else {
 #line 20 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = 0.0f;
-                }
+                                krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                            }
 #line 22 "stencil.kern"
-                if (1) {
+                            if (1) {
 #line 23 "stencil.kern"
-                    if (krt_sub_i64(i, 3) >= 0) {
+                                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                                } else {
 #line 26 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = 0.0f;
-                    }
+                                    krt_s->tile[(int64_t)tx] = 0.0f;
+                                }
 #line 27 "stencil.kern"
-                    if (krt_add_i64(i, 128) < n) {
+                                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                                } else {
 #line 30 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
+#line 407 "stencil.cu"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+                    tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "stencil.kern"
+                    if (0) {
+#line 18 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                    } else {
+#line 20 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                    }
+#line 22 "stencil.kern"
+                    if (1) {
+#line 23 "stencil.kern"
+                        if (krt_sub_i64(i, 3) >= 0) {
+#line 24 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                        } else {
+#line 26 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = 0.0f;
+                        }
+#line 27 "stencil.kern"
+                        if (krt_add_i64(i, 128) < n) {
+#line 28 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                        } else {
+#line 30 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                        }
                     }
                 }
             }
-            for (int krt_x = (int)krt_m1; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-                krt_t = (size_t)krt_x;
-                krt_tid.x = (unsigned)krt_x;
-#line 305 "stencil.cu"
-                krt_f = &krt_fr[krt_t];
-                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            {
+                int krt_c = (int)krt_m1;
+#line 448 "stencil.cu"
+                if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
+                        KRT_IVDEP
+                        for (int krt_j = 0; krt_j < 8; krt_j++) {
+                            const int krt_x = krt_c + krt_j;
+                            krt_t = (size_t)krt_x;
+                            krt_tid.x = (unsigned)krt_x;
+                            krt_f = &krt_fr[krt_t];
+                            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
-                tx = (int32_t)krt_tid.x;
+                            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-                if (0) {
+                            if (0) {
 #line 18 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
-                } else {
+                                krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                            } else {
 #line 20 "stencil.kern"
-                    krt_s->tile[((int64_t)tx) + 3] = 0.0f;
-                }
+                                krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                            }
 #line 22 "stencil.kern"
-                if (0) {
+                            if (0) {
 #line 23 "stencil.kern"
-                    if (krt_sub_i64(i, 3) >= 0) {
+                                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                                } else {
 #line 26 "stencil.kern"
-                        krt_s->tile[(int64_t)tx] = 0.0f;
-                    }
+                                    krt_s->tile[(int64_t)tx] = 0.0f;
+                                }
 #line 27 "stencil.kern"
-                    if (krt_add_i64(i, 128) < n) {
+                                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                    } else {
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                                } else {
 #line 30 "stencil.kern"
-                        krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                    krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+#line 494 "stencil.cu"
+                    krt_t = (size_t)krt_x;
+                    krt_tid.x = (unsigned)krt_x;
+                    krt_f = &krt_fr[krt_t];
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+                    tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "stencil.kern"
+                    if (0) {
+#line 18 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+                    } else {
+#line 20 "stencil.kern"
+                        krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+                    }
+#line 22 "stencil.kern"
+                    if (0) {
+#line 23 "stencil.kern"
+                        if (krt_sub_i64(i, 3) >= 0) {
+#line 24 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                        } else {
+#line 26 "stencil.kern"
+                            krt_s->tile[(int64_t)tx] = 0.0f;
+                        }
+#line 27 "stencil.kern"
+                        if (krt_add_i64(i, 128) < n) {
+#line 28 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                        } else {
+#line 30 "stencil.kern"
+                            krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
+                        }
                     }
                 }
             }
         }
     } else {
+#line 535 "stencil.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 344 "stencil.cu"
             krt_f = &krt_fr[krt_t];
             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -384,36 +576,75 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(n, (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-#line 388 "stencil.cu"
-        for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
-            krt_t = (size_t)krt_x;
-            krt_tid.x = (unsigned)krt_x;
-            krt_f = &krt_fr[krt_t];
-            float s KRT_MAYBE_UNUSED = 0;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-            int64_t k KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 580 "stencil.cu"
+        {
+            int krt_c = 0;
+            if (out.strides[0] == (int64_t)sizeof(float)) {
+                for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
+                    KRT_IVDEP
+                    for (int krt_j = 0; krt_j < 8; krt_j++) {
+                        const int krt_x = krt_c + krt_j;
+                        krt_t = (size_t)krt_x;
+                        krt_tid.x = (unsigned)krt_x;
+                        krt_f = &krt_fr[krt_t];
+                        float s KRT_MAYBE_UNUSED = 0;
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        int64_t k KRT_MAYBE_UNUSED = 0;
+                        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+                        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+                        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+                        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 32 "stencil.kern"
-            /* i < n: the threads the loop visits */
+                        /* i < n: the threads the loop visits */
 #line 33 "stencil.kern"
-            s = 0.0f;
+                        s = 0.0f;
 #line 34 "stencil.kern"
-            krt_it1 = (-3);
-            krt_stop2 = (3 + 1);
-            krt_step3 = 1;
-#line 408 "stencil.cu"
-            KRT_UNROLL
-            for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-                k = krt_it1;
+                        krt_it1 = (-3);
+                        krt_stop2 = (3 + 1);
+                        krt_step3 = 1;
+#line 606 "stencil.cu"
+                        KRT_UNROLL
+                        for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                            k = krt_it1;
 #line 35 "stencil.kern"
-                s = s + krt_s->tile[(((int64_t)tx) + 3) + k];
-            }
+                            s = s + krt_s->tile[(((int64_t)tx) + 3) + k];
+                        }
 #line 36 "stencil.kern"
-            *(float *)(out.data + i * out.strides[0]) = s;
-#line 417 "stencil.cu"
+                        *(float *)(out.data + i * out.strides[0]) = s;
+#line 615 "stencil.cu"
+                    }
+                }
+            }
+            for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                float s KRT_MAYBE_UNUSED = 0;
+                int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                int64_t k KRT_MAYBE_UNUSED = 0;
+                int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+                int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+                int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 32 "stencil.kern"
+                /* i < n: the threads the loop visits */
+#line 33 "stencil.kern"
+                s = 0.0f;
+#line 34 "stencil.kern"
+                krt_it1 = (-3);
+                krt_stop2 = (3 + 1);
+                krt_step3 = 1;
+#line 638 "stencil.cu"
+                KRT_UNROLL
+                for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                    k = krt_it1;
+#line 35 "stencil.kern"
+                    s = s + krt_s->tile[(((int64_t)tx) + 3) + k];
+                }
+#line 36 "stencil.kern"
+                *(float *)(out.data + i * out.strides[0]) = s;
+#line 647 "stencil.cu"
+            }
         }
     } else {
         {
@@ -435,7 +666,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 439 "stencil.cu"
+#line 670 "stencil.cu"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -444,7 +675,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 448 "stencil.cu"
+#line 679 "stencil.cu"
             }
         }
     }
