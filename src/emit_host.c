@@ -762,15 +762,28 @@ static bool split_join(Emitter *E, const Split *S)
     return ok;
 }
 
-/* A core is idle for the child: the load average of the last minute
- * leaves one of the online cores free (a make -j2 or other jobs using
- * them all: the two processes would share one core, and that is slower
- * than one process) */
+/* A core is idle for the child (a make -j2 or other jobs using them all:
+ * the two processes would share one core, no faster than one process):
+ * the scheduling entities runnable now, this process among them, leave
+ * one of the online cores free (/proc/loadavg's fourth field: the load
+ * average lags a minute behind); else the load average of the last
+ * minute does. */
 static bool spare_core(void)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 2)
+        return false;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        double a, b, c;
+        long running, total;
+        int got = fscanf(f, "%lf %lf %lf %ld/%ld", &a, &b, &c, &running, &total);
+        fclose(f);
+        if (got == 5)
+            return running < ncpu;
+    }
     double load;
-    return ncpu >= 2 && getloadavg(&load, 1) == 1 && load < (double)(ncpu - 1);
+    return getloadavg(&load, 1) == 1 && load < (double)(ncpu - 1);
 }
 
 /* Starts functions [mid, n) in a child where that pays (`lines`: the .kern
