@@ -641,32 +641,29 @@ typedef void EachFunc(Emitter *E, int i, void *ctx);
 
 enum { SPLIT_MIN_LINES = 4000 };   /* the .kern lines of the functions */
 
-static bool write_all(int fd, const void *buf, size_t n)
+/* All n bytes of buf written to fd, or read from it (retried on EINTR) */
+static bool fd_all(int fd, char *buf, size_t n, bool writing)
 {
-    for (const char *p = buf; n > 0;) {
-        ssize_t k = write(fd, p, n);
+    while (n > 0) {
+        ssize_t k = writing ? write(fd, buf, n) : read(fd, buf, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
             return false;
-        p += k;
+        buf += k;
         n -= (size_t)k;
     }
     return true;
 }
 
+static bool write_all(int fd, const void *buf, size_t n)
+{
+    return fd_all(fd, (char *)buf, n, true);   /* (write does not change it) */
+}
+
 static bool read_all(int fd, void *buf, size_t n)
 {
-    for (char *p = buf; n > 0;) {
-        ssize_t k = read(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
+    return fd_all(fd, buf, n, false);
 }
 
 /* The def's lines, to the end of its last statement */

@@ -888,6 +888,8 @@ bool tree_is_pure(const Node *n);
 bool tree_is_stable(const Node *n);
 /* Does the value read an array element (which a call could change)? */
 bool tree_reads_memory(const Node *n);
+/* n without the E_CASTs around it */
+const Node *tree_strip_casts(const Node *n);
 
 /*
  * THE TYPED TREE (the lowering contract): what type.c leaves in each

@@ -132,13 +132,6 @@ static bool param_unchanged(const Func *f, const bool *param_copied, const Var *
            f->params[v->index] == v && !param_copied[v->index];
 }
 
-static const Node *strip_casts(const Node *n)
-{
-    while (n && n->kind == E_CAST)
-        n = n->lhs;
-    return n;
-}
-
 static bool uni_expr(const Uni *U, const Node *n)
 {
     if (!n)
@@ -163,7 +156,7 @@ static bool uni_expr(const Uni *U, const Node *n)
     case E_BINOP: {
         if (n->op == OP_DIV || n->op == OP_FLOORDIV || n->op == OP_MOD || n->op == OP_POW) {
             /* no division that could fail where no thread divides */
-            const Node *d = strip_casts(n->rhs);
+            const Node *d = tree_strip_casts(n->rhs);
             if (!d || d->kind != E_CONST || (d->ival == 0 && d->fval == 0))
                 return false;
         }
@@ -354,156 +347,6 @@ static bool is_uniform_stmt(const Lower *L, const Node *s)
     const Node *t = s->kind == S_ASSIGN && s->args.len == 1 ? s->args.items[0]
                     : s->kind == S_AUGASSIGN ? s->lhs : NULL;
     return t && t->kind == E_VAR && uni_local(L->K->fn, t->var) && L->K->uni[t->var->index];
-}
-
-/* ---- non-negative integers ----
- * An index that can never be negative needs no krt_wrap_index.  No
- * arithmetic is trusted (it could wrap); widening conversions are. */
-
-static int nn_bits(const Type *t)
-{
-    return ty_size(t) * 8;
-}
-
-bool cpu_nonneg(const CpuFunc *cf, const Node *n)
-{
-    if (!n || !n->type || !t_int(n->type))
-        return false;
-    switch (n->kind) {
-    case E_CONST:
-        return t_unsigned(n->type) || (int64_t)n->ival >= 0;
-    case E_CAST: {
-        const Type *from = n->lhs ? n->lhs->type : NULL;
-        if (!from || !t_int(from))
-            return false;
-        if (nn_bits(n->type) < nn_bits(from) ||
-            (t_unsigned(from) && t_signed(n->type) && nn_bits(n->type) == nn_bits(from)))
-            return false;   /* may truncate or wrap */
-        return t_unsigned(from) ? nn_bits(n->type) > nn_bits(from) || t_unsigned(n->type)
-                                : cpu_nonneg(cf, n->lhs);
-    }
-    case E_VAR: {
-        const Var *v = n->var;
-        const Func *f = cf ? cf->fn : NULL;
-        return f && cf->local_nonneg && v && v->kind != VAR_PARAM && v->index >= 0 &&
-               v->index < f->nlocals && f->locals[v->index] == v && cf->local_nonneg[v->index];
-    }
-    case E_BINOP: {
-        /* Python's % takes the divisor's sign; // of a non-negative
-         * number by a positive one and & with a non-negative one cannot be
-         * negative either */
-        int64_t d;
-        const Node *r = strip_casts(n->rhs);
-        bool pos = r && r->kind == E_CONST && t_int(r->type) &&
-                   (t_unsigned(r->type) ? r->ival != 0 : (d = (int64_t)r->ival) > 0);
-        if (n->op == OP_MOD)
-            return pos;
-        if (n->op == OP_FLOORDIV)
-            return pos && cpu_nonneg(cf, n->lhs);
-        if (n->op == OP_BITAND)
-            return cpu_nonneg(cf, n->lhs) || cpu_nonneg(cf, n->rhs);
-        return false;
-    }
-    case E_TUPLEGET: {
-        const Node *g = strip_casts(n->lhs);
-        return g && g->kind == E_API && (api_id(g->api) == API_GRID || api_id(g->api) == API_GRIDSIZE);
-    }
-    case E_API:
-        switch (api_id(n->api)) {
-        case API_TID_X: case API_TID_Y: case API_TID_Z: case API_BID_X: case API_BID_Y:
-        case API_BID_Z: case API_BDIM_X: case API_BDIM_Y: case API_BDIM_Z: case API_GDIM_X:
-        case API_GDIM_Y: case API_GDIM_Z: case API_GRID: case API_GRIDSIZE: case API_LANEID:
-        case API_WARPSIZE:
-            return true;
-        default:
-            return false;
-        }
-    default:
-        return false;
-    }
-}
-
-typedef struct NonNeg {
-    CpuFunc *cf;
-    bool changed;
-} NonNeg;
-
-static void nn_kill(NonNeg *N, const Var *v)
-{
-    const Func *f = N->cf->fn;
-    if (v && v->kind != VAR_PARAM && v->index >= 0 && v->index < f->nlocals &&
-        f->locals[v->index] == v && N->cf->local_nonneg[v->index]) {
-        N->cf->local_nonneg[v->index] = false;
-        N->changed = true;
-    }
-}
-
-static Visit nn_defs(const Node *n, void *ctx)
-{
-    NonNeg *N = ctx;
-    int64_t step;
-    switch (n->kind) {
-    case S_ASSIGN:
-        for (int i = 0; i < n->args.len; i++) {
-            const Node *t = n->args.items[i];
-            if (t->kind == E_VAR) {
-                if (!cpu_nonneg(N->cf, n->rhs))
-                    nn_kill(N, t->var);
-            } else if (t->kind == E_TUPLE) {
-                for (int k = 0; k < t->args.len; k++)
-                    if (t->args.items[k]->kind == E_VAR)
-                        nn_kill(N, t->args.items[k]->var);
-            }
-        }
-        break;
-    case S_AUGASSIGN:
-        if (n->lhs && n->lhs->kind == E_VAR)
-            nn_kill(N, n->lhs->var);
-        break;
-    case S_FORRANGE:
-        nn_kill(N, n->it);
-        nn_kill(N, n->stop);
-        nn_kill(N, n->step);
-        /* the variable takes the iterator's values below stop only */
-        /* (a step of 0 ends the thread before the loop) */
-        if (!(n->args.len > 0 && (n->args.len == 1 || cpu_nonneg(N->cf, n->args.items[0])) &&
-              (n->args.len < 3 ? true
-                               : range_step_known(n, &step) ? step > 0
-                                                            : cpu_nonneg(N->cf, n->args.items[2]))))
-            nn_kill(N, n->var);
-        break;
-    case E_LET:
-        nn_kill(N, n->var);
-        break;
-    case S_WARPOP:
-        if (n->lhs && n->lhs->kind == E_VAR)
-            nn_kill(N, n->lhs->var);
-        break;
-    case S_BARRIER:
-        if (n->rhs && n->rhs->kind == E_VAR)
-            nn_kill(N, n->rhs->var);
-        break;
-    default:
-        break;
-    }
-    return VISIT_CHILDREN;
-}
-
-static void find_nonneg(CpuFunc *cf)
-{
-    const Func *f = cf->fn;
-    cf->local_nonneg = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
-    for (int i = 0; i < f->nlocals; i++) {
-        const Var *v = f->locals[i];
-        cf->local_nonneg[i] = (v->kind == VAR_LOCAL || v->kind == VAR_HIDDEN) && v->type &&
-                              t_int(v->type);
-    }
-    NonNeg N = {cf, false};
-    do {
-        N.changed = false;
-        for (int i = 0; i < f->def->body.len; i++)
-            node_walk(f->def->body.items[i], nn_defs, &N);
-    } while (N.changed);
 }
 
 /* ---- recomputed variables ----
@@ -1183,7 +1026,7 @@ static bool bar_form(BarScan *S, const Node *n, BarForm *f)
         }
         if (api_id(n->api) == API_GRID && n->args.len == 1) {
             int64_t one;
-            const Node *a = strip_casts(n->args.items[0]);
+            const Node *a = tree_strip_casts(n->args.items[0]);
             if (!a || a->kind != E_CONST || (one = (int64_t)a->ival) != 1)
                 return false;
             f->kt = f->kg = 1;
@@ -2130,7 +1973,7 @@ static void lower_warpop(Lower *L, CpuList *into, const Node *s)
     b->ea = ea;
     b->slot = k;
     b->uniform = L->all_active;   /* every lane of every warp is active */
-    const Node *mk = s->args.len > 0 ? strip_casts(s->args.items[0]) : NULL;
+    const Node *mk = s->args.len > 0 ? tree_strip_casts(s->args.items[0]) : NULL;
     b->full_shfl = b->uniform && mk && mk->kind == E_CONST &&
                    (uint32_t)mk->ival == 0xffffffffu &&
                    (ea == API_SHFL_SYNC || ea == API_SHFL_UP_SYNC || ea == API_SHFL_DOWN_SYNC ||
@@ -2480,7 +2323,7 @@ typedef struct Order {
 /* 0: x, 1: y, -1: neither */
 static int order_comp(const Order *O, const Node *n)
 {
-    n = strip_casts(n);
+    n = tree_strip_casts(n);
     if (!n)
         return -1;
     if (n->kind == E_VAR)
@@ -2488,7 +2331,7 @@ static int order_comp(const Order *O, const Node *n)
     if (n->kind == E_API)
         return api_id(n->api) == API_TID_X ? 0 : api_id(n->api) == API_TID_Y ? 1 : -1;
     if (n->kind == E_TUPLEGET && n->ival <= 1) {
-        const Node *g = strip_casts(n->lhs);
+        const Node *g = tree_strip_casts(n->lhs);
         if (g && g->kind == E_API && api_id(g->api) == API_GRID)
             return (int)n->ival;
     }
@@ -2564,13 +2407,13 @@ static bool list_reads_state(const CpuList *l)
 /* Is n cuda.grid(1) (through casts, or a prefix variable set to it)? */
 static bool gs_is_grid1(const Node *n, const Node *const *def_rhs, const Func *f)
 {
-    n = strip_casts(n);
+    n = tree_strip_casts(n);
     if (n && n->kind == E_VAR && uni_local(f, n->var) && def_rhs[n->var->index])
-        n = strip_casts(def_rhs[n->var->index]);
+        n = tree_strip_casts(def_rhs[n->var->index]);
     if (!n || n->kind != E_API || api_id(n->api) != API_GRID || n->args.len != 1 ||
         n->type != ty_scalar[TY_INT64])
         return false;
-    const Node *a = strip_casts(n->args.items[0]);
+    const Node *a = tree_strip_casts(n->args.items[0]);
     return a && a->kind == E_CONST && a->ival == 1;
 }
 
@@ -2829,7 +2672,7 @@ static bool clamp_form(const ClampScan *C, const Node *n, CpuClamp *cl, int dept
             cl->comp = api_id(n->api) == API_TID_X ? 0 : api_id(n->api) == API_TID_Y ? 1 : 2;
             return true;
         case API_GRID: {
-            const Node *a = n->args.len == 1 ? strip_casts(n->args.items[0]) : NULL;
+            const Node *a = n->args.len == 1 ? tree_strip_casts(n->args.items[0]) : NULL;
             if (!a || a->kind != E_CONST || a->ival != 1)
                 return false;
             cl->comp = 0;
@@ -2840,7 +2683,7 @@ static bool clamp_form(const ClampScan *C, const Node *n, CpuClamp *cl, int dept
             return false;
         }
     case E_TUPLEGET: {
-        const Node *g = strip_casts(n->lhs);
+        const Node *g = tree_strip_casts(n->lhs);
         if (!g || g->kind != E_API || api_id(g->api) != API_GRID || n->ival > 2)
             return false;
         cl->comp = (int)n->ival;
@@ -2848,7 +2691,7 @@ static bool clamp_form(const ClampScan *C, const Node *n, CpuClamp *cl, int dept
         return true;
     }
     case E_BINOP: {
-        const Node *k = strip_casts(n->rhs);
+        const Node *k = tree_strip_casts(n->rhs);
         if ((n->op != OP_ADD && n->op != OP_SUB) || !k || k->kind != E_CONST || !t_signed(k->type) ||
             (int64_t)k->ival <= -(INT64_C(1) << 30) || (int64_t)k->ival >= (INT64_C(1) << 30) ||
             !range_of(n).known || !clamp_form(C, n->lhs, cl, depth + 1))
@@ -2916,7 +2759,7 @@ static void find_clamp(CpuKernel *K)
         if (bad)
             return;
         const Node *t = s->args.items[0];
-        const Node *g = strip_casts(s->rhs);
+        const Node *g = tree_strip_casts(s->rhs);
         if (t->kind == E_TUPLE && g && g->kind == E_API && api_id(g->api) == API_GRID) {
             for (int q = 0; q < t->args.len; q++)
                 if (t->args.items[q]->kind == E_VAR && uni_local(f, t->args.items[q]->var) &&
@@ -2998,7 +2841,7 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         }
     }
     K->vars = kv;
-    find_nonneg(kv);
+    cpu_find_nonneg(kv);
 
     /* Block-uniform locals live once per block (not in a cooperative
      * kernel, which returns at each grid sync). */

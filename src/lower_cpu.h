@@ -363,10 +363,12 @@ typedef struct CpuKernel {
     int nclamps;
 } CpuKernel;
 
-/* lower_cpu.c: is integer expression n never negative (so an index needs
- * no wrapping)?  Constants, thread and block indices and sizes, and the
- * locals of cf that only ever hold such values. */
+/* lower_nonneg.c: is integer expression n never negative (so an index
+ * needs no wrapping)?  Constants, thread and block indices and sizes, and
+ * the locals of cf that only ever hold such values (cf->local_nonneg, set
+ * by cpu_find_nonneg). */
 bool cpu_nonneg(const CpuFunc *cf, const Node *n);
+void cpu_find_nonneg(CpuFunc *cf);
 
 /* lower_cpu.c: the block-level form of kernel f (never NULL). */
 CpuKernel *lower_cpu_kernel(Func *f, const Options *opt);

@@ -152,6 +152,13 @@ static Visit impure(const Node *n, void *ctx)
     return VISIT_CHILDREN;
 }
 
+const Node *tree_strip_casts(const Node *n)
+{
+    while (n && n->kind == E_CAST)
+        n = n->lhs;
+    return n;
+}
+
 bool tree_is_pure(const Node *n)
 {
     if (n && (n->kind == E_VAR || n->kind == E_CONST))   /* leaves, the most asked */

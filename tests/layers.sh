@@ -4,7 +4,8 @@
 # B defines, from `nm`) has no circle.  One TAP test; the graph itself is
 # printed as TAP comments.  Files split from one for size count as that
 # file (type_array.c, type_call.c, reduce_array.c, ntuple.c and
-# type_charseq.c as type.c, emit_builtin.c as emit_expr.c; see below).
+# type_charseq.c as type.c, emit_builtin.c as emit_expr.c, lower_nonneg.c as
+# lower_cpu.c; see below).
 #
 # Environment: abs_top_builddir (where src/*.o and grammar/*.o are).
 
@@ -34,6 +35,7 @@ for o in $objs; do
     case $name in
     type_array | type_call | reduce_array | ntuple | type_charseq) name=type ;;
     emit_builtin) name=emit_expr ;;
+    lower_nonneg) name=lower_cpu ;;
     esac
     "$NM" "$o" | awk -v f="$name" '$1 == "U" { print "U", f, $2 } NF == 3 && $2 ~ /[TDBRC]/ { print "D", f, $3 }'
 done | awk '
