@@ -116,11 +116,7 @@ char *arena_strdup(const char *s)
     return arena_strndup(s, strlen(s));
 }
 
-/* A formatter for the directives the emitter uses by the thousand (%s %d
- * %u %c %% %.*s, with l, ll and z), without stdio's per-call set-up; a
- * format with any other directive goes to vsnprintf.  Same contract as
- * vsnprintf: writes at most cap bytes (NUL included) and returns the length
- * of the whole text. */
+/* The formatter's output: cap bytes at p, len the whole text's length */
 typedef struct FmtOut {
     char *p;
     size_t cap, len;
@@ -168,88 +164,164 @@ static void fmt_unsigned(FmtOut *o, unsigned long long v, bool neg)
     fmt_put(o, buf + i, sizeof buf - (size_t)i);
 }
 
-static int format_into(char *dst, size_t cap, const char *fmt, va_list ap)
+/* A format compiled once (speed, issue 7: the emitter prints through a
+ * few hundred formats, a million times): its literal runs and directives,
+ * kept by the format's address in a small direct-mapped cache that also
+ * keeps the text, so a format at a reused address (a buffer, the scratch
+ * stack) is compiled again, never misread. */
+enum { FMT_MAX_DIRS = 16, FMT_MAX_LEN = 240, FMT_CACHE = 256 };
+
+typedef enum FmtConv { FC_END, FC_S, FC_PREC_S, FC_C, FC_PCT, FC_D, FC_U } FmtConv;
+
+typedef struct FmtDir {
+    uint8_t lit_off, lit_len;  /* the literal text before it, in text[] */
+    uint8_t conv;              /* FmtConv */
+    uint8_t size;              /* d/u: 0 int, 1 long, 2 long long, 3 size_t */
+} FmtDir;
+
+typedef struct FmtCompiled {
+    const char *fmt;           /* NULL: the slot is empty */
+    uint8_t len, ndirs;
+    bool general;              /* a directive this formatter leaves to vsnprintf */
+    FmtDir dirs[FMT_MAX_DIRS + 1];
+    char text[FMT_MAX_LEN + 1];
+} FmtCompiled;
+
+static FmtCompiled fmt_cache[FMT_CACHE];
+
+/* fmt compiled into c; false: too long or too many directives to cache */
+static bool fmt_compile(FmtCompiled *c, const char *fmt)
 {
-    va_list again;
-    va_copy(again, ap);
-    FmtOut o = {dst, cap, 0};
-    const char *f = fmt;
+    size_t len = strlen(fmt);
+    if (len > FMT_MAX_LEN)
+        return false;
+    memcpy(c->text, fmt, len + 1);
+    c->len = (uint8_t)len;
+    c->general = false;
+    int nd = 0;
+    const char *f = fmt, *lit = fmt;
     for (;;) {
-        /* the literal text up to the next directive (format strings are
-         * short: a plain loop, not strchr and strlen) */
         const char *pc = f;
         while (*pc && *pc != '%')
             pc++;
-        if (pc != f)
-            fmt_put(&o, f, (size_t)(pc - f));
-        if (!*pc)
+        if (nd > FMT_MAX_DIRS)
+            return false;
+        FmtDir *d = &c->dirs[nd];
+        d->lit_off = (uint8_t)(lit - fmt);
+        d->lit_len = (uint8_t)(pc - lit);
+        d->size = 0;
+        if (!*pc) {
+            d->conv = FC_END;
             break;
-        f = pc + 1;
-        const char *d = f;      /* the directive: one we know? */
-        if (d[0] == '.' && d[1] == '*' && d[2] == 's')
-            d += 2;
-        else {
-            d += d[0] == 'l' ? (d[1] == 'l' ? 2 : 1) : d[0] == 'z';
-            bool known = *d == 's' || *d == 'd' || *d == 'u' || *d == 'i' || *d == 'c' || *d == '%';
-            if (!known || ((*d == 's' || *d == 'c' || *d == '%') && d != f)) {
-                int n = vsnprintf(dst, cap, fmt, again);
-                va_end(again);
-                return n;
-            }
         }
-        if (*f == '.') {        /* %.*s */
+        f = pc + 1;
+        if (f[0] == '.' && f[1] == '*' && f[2] == 's') {
+            d->conv = FC_PREC_S;
+            f += 3;
+        } else {
+            int lng = 0;
+            bool z = false;
+            while (*f == 'l' && lng < 2) {
+                lng++;
+                f++;
+            }
+            if (!lng && *f == 'z') {
+                z = true;
+                f++;
+            }
+            bool sized = lng || z;
+            switch (*f) {
+            case 's': d->conv = FC_S; break;
+            case 'c': d->conv = FC_C; break;
+            case '%': d->conv = FC_PCT; break;
+            case 'd': case 'i': d->conv = FC_D; break;
+            case 'u': d->conv = FC_U; break;
+            default: c->general = true; break;
+            }
+            if (c->general || (sized && d->conv != FC_D && d->conv != FC_U)) {
+                c->general = true;
+                break;
+            }
+            d->size = (uint8_t)(z ? 3 : lng);
+            f++;
+        }
+        lit = f;
+        nd++;
+    }
+    c->ndirs = (uint8_t)nd;
+    c->fmt = fmt;
+    return true;
+}
+
+/* The formatter for the directives the emitter uses by the thousand (%s
+ * %d %u %i %c %% %.*s, with l, ll and z), without stdio's per-call set-up;
+ * a format with any other directive goes to vsnprintf.  Same contract as
+ * vsnprintf: writes at most cap bytes (NUL included) and returns the
+ * length of the whole text. */
+static int format_into(char *dst, size_t cap, const char *fmt, va_list ap)
+{
+    FmtCompiled *c = &fmt_cache[((uintptr_t)fmt >> 3) % FMT_CACHE];
+    FmtCompiled local;
+    if (c->fmt != fmt || strncmp(c->text, fmt, (size_t)c->len + 1) != 0) {
+        if (!fmt_compile(c, fmt)) {
+            c->fmt = NULL;
+            c = &local;
+            if (!fmt_compile(c, fmt))
+                c->general = true;
+        }
+    }
+    if (c->general)
+        return vsnprintf(dst, cap, fmt, ap);
+    FmtOut o = {dst, cap, 0};
+    for (int i = 0;; i++) {
+        const FmtDir *d = &c->dirs[i];
+        if (d->lit_len)
+            fmt_put(&o, fmt + d->lit_off, d->lit_len);
+        switch ((FmtConv)d->conv) {
+        case FC_END:
+            if (cap)
+                o.p[o.len < cap ? o.len : cap - 1] = '\0';
+            return o.len > INT_MAX ? -1 : (int)o.len;
+        case FC_S: {
+            const char *s = va_arg(ap, const char *);
+            if (!s)
+                s = "(null)";
+            fmt_put(&o, s, strlen(s));
+            break;
+        }
+        case FC_PREC_S: {
             int n = va_arg(ap, int);
             const char *s = va_arg(ap, const char *);
             size_t len = 0;
             while ((n < 0 || len < (size_t)n) && s[len])
                 len++;
             fmt_put(&o, s, len);
-            f += 3;
-            continue;
-        }
-        int lng = 0;
-        bool z = false;
-        while (*f == 'l') {
-            lng++;
-            f++;
-        }
-        if (*f == 'z') {
-            z = true;
-            f++;
-        }
-        switch (*f++) {
-        case 's': {
-            const char *s = va_arg(ap, const char *);
-            fmt_put(&o, s ? s : "(null)", strlen(s ? s : "(null)"));
             break;
         }
-        case 'c': {
-            char c = (char)va_arg(ap, int);
-            fmt_put(&o, &c, 1);
+        case FC_C: {
+            char ch = (char)va_arg(ap, int);
+            fmt_put(&o, &ch, 1);
             break;
         }
-        case '%':
+        case FC_PCT:
             fmt_put(&o, "%", 1);
             break;
-        case 'd':
-        case 'i': {
-            long long v = z ? (long long)va_arg(ap, ptrdiff_t) : lng >= 2 ? va_arg(ap, long long)
-                          : lng ? va_arg(ap, long) : va_arg(ap, int);
+        case FC_D: {
+            long long v = d->size == 3 ? (long long)va_arg(ap, ptrdiff_t)
+                          : d->size == 2 ? va_arg(ap, long long)
+                          : d->size == 1 ? va_arg(ap, long) : va_arg(ap, int);
             fmt_unsigned(&o, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
             break;
         }
-        default: {          /* 'u' */
-            unsigned long long v = z ? va_arg(ap, size_t) : lng >= 2 ? va_arg(ap, unsigned long long)
-                                   : lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+        case FC_U: {
+            unsigned long long v = d->size == 3 ? va_arg(ap, size_t)
+                                   : d->size == 2 ? va_arg(ap, unsigned long long)
+                                   : d->size == 1 ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
             fmt_unsigned(&o, v, false);
             break;
         }
         }
     }
-    va_end(again);
-    if (cap)
-        o.p[o.len < cap ? o.len : cap - 1] = '\0';
-    return o.len > INT_MAX ? -1 : (int)o.len;
 }
 
 /* One vsnprintf, straight into the current chunk, when the text fits (the

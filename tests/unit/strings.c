@@ -48,6 +48,25 @@ int main(void)
     SAME("%s=%.17g", "pi", 3.141592653589793);     /* through vsnprintf */
     SAME("%5d|%-4s|%02x", 7, "ab", 10);
     SAME("%s %d %.3f", "mixed", 3, 0.5);           /* falls back after %s %d */
+    /* 17 directives and a format of 300 bytes: past what util.c compiles
+     * and caches (formatted the same, without its cache) */
+    SAME("%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+         13, 14, 15, 16, 17);
+    SAME("%s.........................................................................."
+         "..........................................................................."
+         "..........................................................................."
+         "...........................................................................%d",
+         "long", 5);
+    /* one buffer, two formats: the cache by address must see the change */
+    {
+        char fmt[32];
+        strcpy(fmt, "<%s|%d>");
+        SAME(fmt, "a", 1);
+        strcpy(fmt, "[%d:%s]");
+        SAME(fmt, 2, "b");
+        strcpy(fmt, "<%s|%d>x");
+        SAME(fmt, "c", 3);
+    }
 
     /* longer than any room: a StrBuf grows, the arena takes a block */
     static char big[200000];
