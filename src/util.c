@@ -169,7 +169,7 @@ static void fmt_unsigned(FmtOut *o, unsigned long long v, bool neg)
  * kept by the format's address in a small direct-mapped cache that also
  * keeps the text, so a format at a reused address (a buffer, the scratch
  * stack) is compiled again, never misread. */
-enum { FMT_MAX_DIRS = 16, FMT_MAX_LEN = 240, FMT_CACHE = 256 };
+enum { FMT_MAX_DIRS = 16, FMT_MAX_LEN = 240, FMT_CACHE = 1024 };
 
 typedef enum FmtConv { FC_END, FC_S, FC_PREC_S, FC_C, FC_PCT, FC_D, FC_U } FmtConv;
 
@@ -260,7 +260,7 @@ static bool fmt_compile(FmtCompiled *c, const char *fmt)
  * length of the whole text. */
 static int format_into(char *dst, size_t cap, const char *fmt, va_list ap)
 {
-    FmtCompiled *c = &fmt_cache[((uintptr_t)fmt >> 3) % FMT_CACHE];
+    FmtCompiled *c = &fmt_cache[(((uintptr_t)fmt * UINT64_C(0x9e3779b97f4a7c15)) >> 40) % FMT_CACHE];
     FmtCompiled local;
     if (c->fmt != fmt || strncmp(c->text, fmt, (size_t)c->len + 1) != 0) {
         if (!fmt_compile(c, fmt)) {
