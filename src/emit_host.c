@@ -637,8 +637,6 @@ static void emit_ffi_decls(Emitter *E, bool cuda)
  * and so does kernc run (Options.may_fork: its backend may hold threads),
  * and so does a machine without a core to spare (spare_core).  Tests:
  * KERNC_TEST_SPLIT=1 splits at every size and load, =0 never. */
-typedef void EachFunc(Emitter *E, int i, void *ctx);
-
 enum { SPLIT_MIN_LINES = 4000 };   /* the .kern lines of the functions */
 
 /* All n bytes of buf written to fd, or read from it (retried on EINTR) */
@@ -683,22 +681,30 @@ static PtrVec *split_list(Emitter *E, int k)
     return k == 0 ? &E->shared_structs : &E->cpu_failed_funcs;
 }
 
-/* A split in progress: each(E, i, ctx) for i in [mid, n) by `child`
+/* A split in progress: the CPU versions of functions [mid, n) by `child`
  * (-1: none, this process prints them) */
 typedef struct Split {
     pid_t child;
     int fd;
     int mid, n;
     int failed_before;     /* cpu_failed_funcs at the fork */
-    EachFunc *each;
-    void *ctx;
-    bool *flags;           /* by function, what each sets (cpu_ok) */
 } Split;
+
+/* emit_cpu_half's state: cpu_ok[i], a kernel's CPU version exists */
+typedef struct CpuHalf {
+    bool *cpu_ok;
+    bool test_cpu_i32;
+    Split split;        /* --target cuda: the CPU functions' split, started
+                           before the CUDA ones are printed */
+} CpuHalf;
+
+static void cpu_func(Emitter *E, CpuHalf *h, int i);
 
 /* The child: functions [mid, n) into a buffer of its own, then down the
  * pipe; the header: status (0: use it), text length, each list's count */
-_Noreturn static void split_child(Emitter *E, const Split *S, int fd)
+_Noreturn static void split_child(Emitter *E, CpuHalf *h, int fd)
 {
+    const Split *S = &h->split;
     StrBuf text = {0};
     int before[SPLIT_LISTS];
     for (int k = 0; k < SPLIT_LISTS; k++)
@@ -706,40 +712,37 @@ _Noreturn static void split_child(Emitter *E, const Split *S, int fd)
     E->out = &text;
     diag_mute(true);
     for (int i = S->mid; i < S->n; i++)
-        S->each(E, i, S->ctx);
+        cpu_func(E, h, i);
     size_t head[2 + SPLIT_LISTS] = {diag_mute(false) != 0, text.len};
     for (int k = 0; k < SPLIT_LISTS; k++)
         head[2 + k] = (size_t)(split_list(E, k)->len - before[k]);
     bool ok = write_all(fd, head, sizeof head);
     for (int k = 0; k < SPLIT_LISTS && ok && !head[0]; k++)
         ok = write_all(fd, split_list(E, k)->items + before[k], head[2 + k] * sizeof(void *));
-    if (ok && !head[0] && S->flags)
-        ok = write_all(fd, S->flags + S->mid, (size_t)(S->n - S->mid));
+    if (ok && !head[0])
+        ok = write_all(fd, h->cpu_ok + S->mid, (size_t)(S->n - S->mid));
     if (ok && !head[0])
         ok = write_all(fd, text.s ? text.s : "", text.len);
     _exit(ok ? 0 : 1);
 }
 
 /* Reads the child's part into E; false: this process prints it instead */
-static bool split_join(Emitter *E, const Split *S)
+static bool split_join(Emitter *E, CpuHalf *h)
 {
+    const Split *S = &h->split;
     size_t head[2 + SPLIT_LISTS];
     if (!read_all(S->fd, head, sizeof head) || head[0])
         return false;
-    PtrVec got[SPLIT_LISTS] = {{0}};
+    void **got[SPLIT_LISTS];
     bool ok = true;
     for (int k = 0; k < SPLIT_LISTS && ok; k++) {
-        for (size_t j = 0; j < head[2 + k] && ok; j++) {
-            void *item;
-            ok = read_all(S->fd, &item, sizeof item);
-            if (ok)
-                vec_push(&got[k], item);
-        }
+        got[k] = arena_alloc(sizeof *got[k] * (head[2 + k] + 1));
+        ok = read_all(S->fd, got[k], sizeof *got[k] * head[2 + k]);
     }
     int count = S->n - S->mid;
-    bool *child_flags = S->flags ? arena_alloc((size_t)count + 1) : NULL;
-    if (ok && S->flags)
-        ok = read_all(S->fd, child_flags, (size_t)count);
+    bool *child_ok = arena_alloc((size_t)count + 1);
+    if (ok)
+        ok = read_all(S->fd, child_ok, (size_t)count);
     size_t len = E->out->len;
     if (ok && head[1]) {
         sb_reserve(E->out, head[1]);
@@ -751,10 +754,9 @@ static bool split_join(Emitter *E, const Split *S)
     }
     if (ok) {
         for (int k = 0; k < SPLIT_LISTS; k++)
-            for (int j = 0; j < got[k].len; j++)
-                vec_push(split_list(E, k), got[k].items[j]);
-        if (S->flags)
-            memcpy(S->flags + S->mid, child_flags, (size_t)count);
+            for (size_t j = 0; j < head[2 + k]; j++)
+                vec_push(split_list(E, k), got[k][j]);
+        memcpy(h->cpu_ok + S->mid, child_ok, (size_t)count);
     }
     return ok;
 }
@@ -783,10 +785,12 @@ static bool spare_core(void)
     return getloadavg(&load, 1) == 1 && load < (double)(ncpu - 1);
 }
 
-/* Starts functions [mid, n) in a child where that pays (`lines`: the .kern
- * lines of all the functions printed); else S->child is -1 */
-static void split_start(Emitter *E, Split *S, int lines)
+/* Starts h->split's functions [mid, n) in a child where that pays
+ * (`lines`: the .kern lines of all the functions printed); else its child
+ * is -1 */
+static void split_start(Emitter *E, CpuHalf *h, int lines)
 {
+    Split *S = &h->split;
     const char *env = getenv("KERNC_TEST_SPLIT");
     bool test = env && strcmp(env, "1") == 0, never = env && strcmp(env, "0") == 0;
     bool wanted = test || (!never && lines >= SPLIT_MIN_LINES && spare_core());
@@ -805,7 +809,7 @@ static void split_start(Emitter *E, Split *S, int lines)
         if (null >= 0)
             dup2(null, 2);
         close(fds[0]);
-        split_child(E, S, fds[1]);
+        split_child(E, h, fds[1]);
     }
     close(fds[1]);
     if (S->child < 0)
@@ -816,32 +820,25 @@ static void split_start(Emitter *E, Split *S, int lines)
 
 /* The child's functions into E, in their place: its text if it holds,
  * else printed here */
-static void split_finish(Emitter *E, Split *S)
+static void split_finish(Emitter *E, CpuHalf *h)
 {
+    Split *S = &h->split;
     bool joined = false;
     if (S->child > 0) {
         /* the child's part holds only while cpu_failed_funcs is as it saw it */
-        joined = E->cpu_failed_funcs.len == S->failed_before && split_join(E, S);
+        joined = E->cpu_failed_funcs.len == S->failed_before && split_join(E, h);
         close(S->fd);
         while (waitpid(S->child, NULL, 0) < 0 && errno == EINTR)
             ;
     }
     for (int i = S->mid; i < S->n && !joined; i++)
-        S->each(E, i, S->ctx);
+        cpu_func(E, h, i);
 }
 
-/* emit_cpu_half's function i; cpu_ok[i]: a kernel's CPU version exists */
-typedef struct CpuHalf {
-    bool *cpu_ok;
-    bool test_cpu_i32;
-    Split split;        /* --target cuda: the CPU functions' split, started
-                           before the CUDA ones are printed */
-} CpuHalf;
-
-static void cpu_func(Emitter *E, int i, void *ctx)
+/* emit_cpu_half's function i */
+static void cpu_func(Emitter *E, CpuHalf *h, int i)
 {
     Func *f = E->prog->funcs[i];
-    CpuHalf *h = ctx;
     if (f->is_kernel && h->test_cpu_i32) {
         /* tests only (KERNC_TEST_CPU_I32=1, tests/i32.sh): the CPU
          * kernel printed as the CUDA NAME__i32 is, to check those
@@ -870,10 +867,11 @@ static void cpu_half_init(Emitter *E, CpuHalf *h)
     h->split = (Split){.child = -1, .fd = -1};
 }
 
-static int funcs_lines(const Program *p, int from, int to)
+/* the .kern lines of all the functions */
+static int funcs_lines(const Program *p)
 {
     int lines = 0;
-    for (int i = from; i < to; i++)
+    for (int i = 0; i < p->nfuncs; i++)
         lines += func_lines(p->funcs[i]);
     return lines;
 }
@@ -882,9 +880,8 @@ static int funcs_lines(const Program *p, int from, int to)
  * before the CUDA ones are printed here */
 static void cpu_half_fork(Emitter *E, CpuHalf *h)
 {
-    Split *S = &h->split;
-    *S = (Split){.mid = 0, .n = E->prog->nfuncs, .each = cpu_func, .ctx = h, .flags = h->cpu_ok};
-    split_start(E, S, funcs_lines(E->prog, 0, E->prog->nfuncs));
+    h->split = (Split){.mid = 0, .n = E->prog->nfuncs};
+    split_start(E, h, funcs_lines(E->prog));
 }
 
 /* The CPU half: forked (cpu_half_fork: the child's functions joined) or
@@ -909,20 +906,18 @@ static void emit_cpu_half(Emitter *E, CpuHalf *h, bool cuda)
     if (protos)
         outf(E, "%s", "");
     Split *S = &h->split;
-    if (S->child > 0) {
-        split_finish(E, S);
-    } else {
-        int lines = funcs_lines(p, 0, p->nfuncs), half = 0, mid = 0;
+    if (S->child < 0) {
+        int lines = funcs_lines(p), half = 0, mid = 0;
         for (; mid < p->nfuncs && half < lines / 2; mid++)
             half += func_lines(p->funcs[mid]);
-        *S = (Split){.mid = mid, .n = p->nfuncs, .each = cpu_func, .ctx = h, .flags = cpu_ok};
-        split_start(E, S, lines);
+        *S = (Split){.mid = mid, .n = p->nfuncs};
+        split_start(E, h, lines);
         if (S->child < 0)
             S->mid = 0;
         for (int i = 0; i < S->mid; i++)
-            cpu_func(E, i, h);
-        split_finish(E, S);
+            cpu_func(E, h, i);
     }
+    split_finish(E, h);
     outf(E, "/* ---- kernel descriptors and launchers ---- */");
     outf(E, "%s", "");
     int nk = 0;
