@@ -763,10 +763,7 @@ bool noalias_readonly(const Emitter *E, const Var *v)
  * intermediate value fits in int32 (so that C's int cannot overflow). */
 static bool r_nonneg(const Node *n)
 {
-    if (!n)
-        return false;
-    RangeIv r = range_of(n);
-    return r.known && r.lo >= 0;
+    return n && range_nonneg(n);
 }
 
 static bool r_fits32(const Node *n)

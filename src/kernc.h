@@ -1500,6 +1500,12 @@ static inline RangeIv range_of(const struct Node *n)
 {
     return range_aside ? range_aside_get(n) : (RangeIv){n->rlo, n->rhi, n->rknown};
 }
+/* a known interval of values >= 0 */
+static inline bool range_nonneg(const struct Node *n)
+{
+    RangeIv r = range_of(n);
+    return r.known && r.lo >= 0;
+}
 bool range_i32_matters(const Func *f);
 void range_i32_end(void);
 

@@ -1075,7 +1075,7 @@ static void bar_add(BarScan *S, const Node *n, bool write)
     x->arr = v;
     x->write = write;
     const Node *i = n->args.len == 1 ? n->args.items[0] : NULL;
-    x->ok = i && ((range_of(i).known && range_of(i).lo >= 0) || cpu_nonneg(S->cf, i)) && bar_form(S, i, &x->f);
+    x->ok = i && (range_nonneg(i) || cpu_nonneg(S->cf, i)) && bar_form(S, i, &x->f);
 }
 
 static Visit bar_visit(const Node *n, void *ctx)
@@ -1340,8 +1340,7 @@ typedef struct SplitScan {
  * constant, or a variable (an array's shape) in a C local of the block */
 static bool split_simple(const CpuFunc *cf, const Node *u)
 {
-    while (u && u->kind == E_CAST)
-        u = u->lhs;
+    u = tree_strip_casts(u);
     if (u && u->kind == E_SHAPE)
         u = u->lhs;
     if (!u || (u->kind != E_CONST && u->kind != E_VAR))

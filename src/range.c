@@ -827,7 +827,10 @@ static void narrow(RA *ra, Env *e, Var *v, Op op, Iv b)
  * v op (b + c) */
 static void narrow_offset(RA *ra, Env *e, Node *x, Op op, Iv b)
 {
-    if (x->kind != E_BINOP || (x->op != OP_ADD && x->op != OP_SUB) || !b.ok || !range_of(x).known)
+    if (x->kind != E_BINOP || (x->op != OP_ADD && x->op != OP_SUB) || !b.ok)
+        return;
+    RangeIv xr = range_of(x);
+    if (!xr.known)
         return;
     Node *c = x->rhs, *vn = x->lhs;
     Var *v = cmp_var(vn);
@@ -835,8 +838,10 @@ static void narrow_offset(RA *ra, Env *e, Node *x, Op op, Iv b)
         c = x->lhs, vn = x->rhs;
         v = cmp_var(vn);
     }
-    RangeIv cr = v ? range_of(c) : (RangeIv){0, 0, false}, vr = v ? range_of(vn) : cr, xr = range_of(x);
-    if (!v || !cr.known || cr.lo != cr.hi || !vr.known)
+    if (!v)
+        return;
+    RangeIv cr = range_of(c), vr = range_of(vn);
+    if (!cr.known || cr.lo != cr.hi || !vr.known)
         return;
     /* x did not wrap: its interval is the exact sum of the operands' */
     int64_t lo, hi, k = cr.lo;
