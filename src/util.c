@@ -50,6 +50,12 @@ enum { ARENA_CHUNK = 4 << 20, HUGE_PAGE = 2 << 20 };
 
 static ArenaChunk *arena_head;
 
+/* n rounded up to whole huge pages */
+static size_t huge_round(size_t n)
+{
+    return (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+}
+
 /* `mapped` bytes (a multiple of HUGE_PAGE), zero, starting on a huge page:
  * mmap aligns to 4 KiB only, and an unaligned 4 MiB chunk holds one huge
  * page at most (aligned: 100,000 lines take 11K page faults, not 68K).
@@ -73,7 +79,7 @@ static ArenaChunk *chunk_new(size_t n)
 {
     /* a whole number of huge pages */
     size_t want = sizeof(ArenaChunk) + (n > ARENA_CHUNK - sizeof(ArenaChunk) ? n : ARENA_CHUNK - sizeof(ArenaChunk));
-    size_t mapped = (want + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    size_t mapped = huge_round(want);
     ArenaChunk *c = (ArenaChunk *)huge_map(mapped);
     c->mapped = mapped;
     c->size = mapped - sizeof(ArenaChunk);
@@ -261,14 +267,9 @@ static bool fmt_compile(FmtCompiled *c, const char *fmt)
 static int format_into(char *dst, size_t cap, const char *fmt, va_list ap)
 {
     FmtCompiled *c = &fmt_cache[(((uintptr_t)fmt * UINT64_C(0x9e3779b97f4a7c15)) >> 40) % FMT_CACHE];
-    FmtCompiled local;
-    if (c->fmt != fmt || strncmp(c->text, fmt, (size_t)c->len + 1) != 0) {
-        if (!fmt_compile(c, fmt)) {
-            c->fmt = NULL;
-            c = &local;
-            if (!fmt_compile(c, fmt))
-                c->general = true;
-        }
+    if ((c->fmt != fmt || strncmp(c->text, fmt, (size_t)c->len + 1) != 0) && !fmt_compile(c, fmt)) {
+        c->fmt = NULL;   /* too big to keep: vsnprintf's, the same text */
+        return vsnprintf(dst, cap, fmt, ap);
     }
     if (c->general)
         return vsnprintf(dst, cap, fmt, ap);
@@ -470,13 +471,21 @@ void vec_push(PtrVec *v, void *p)
     v->items[v->len++] = p;
 }
 
-/* Keeps b->s NUL-terminated at all times, so callers may print it as is. */
-/* Capacities are powers of two from 256; from SB_BIG on (the generated
+/* Keeps b->s NUL-terminated at all times, so callers may print it as is.
+ * Capacities are powers of two from 256; from SB_BIG on (the generated
  * code of a big file: 33 MB for 100,000 lines of CUDA), a buffer is a
  * mapping of huge pages (huge_map) instead of malloc's 4 KiB pages: a
  * 4 KiB page fault for each 4 KiB was a tenth of such a translation.  The
- * capacity says which: sb_free unmaps those. */
+ * capacity says which (sb_release). */
 enum { SB_BIG = 4 << 20 };
+
+static void sb_release(char *s, size_t cap)
+{
+    if (cap >= SB_BIG)
+        munmap(s, huge_round(cap));
+    else
+        free(s);
+}
 
 void sb_reserve(StrBuf *b, size_t extra)
 {
@@ -487,14 +496,10 @@ void sb_reserve(StrBuf *b, size_t extra)
         cap *= 2;
     char *s;
     if (cap >= SB_BIG) {
-        size_t mapped = (cap + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-        s = huge_map(mapped);
+        s = huge_map(huge_round(cap));
         if (b->s)
             memcpy(s, b->s, b->len + 1);
-        if (b->cap >= SB_BIG)
-            munmap(b->s, (b->cap + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
-        else
-            free(b->s);
+        sb_release(b->s, b->cap);
     } else {
         s = realloc(b->s, cap);
         if (!s)
@@ -555,10 +560,7 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 
 void sb_free(StrBuf *b)
 {
-    if (b->cap >= SB_BIG)
-        munmap(b->s, (b->cap + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
-    else
-        free(b->s);
+    sb_release(b->s, b->cap);
     b->s = NULL;
     b->len = b->cap = 0;
 }
