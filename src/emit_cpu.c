@@ -1063,38 +1063,24 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
         outf(E, "krt_t = krt_w;");
         outf(E, "krt_tid.x = (unsigned)krt_t;");
         outf(E, "krt_f = &krt_fr[krt_t];");
-        outf(E, "{");
-        E->indent++;
-        print_region_run(E, b, kb >= 0 ? v : NULL, arena_printf("%s[0]", lv), false);
-        E->indent--;
-        outf(E, "}");
-        E->thread_loop = false;
-        E->cpu_region = NULL;
-        E->indent--;
-        outf(E, "}");
-        E->indent--;
-        outf(E, "} else {");
-        E->indent++;
-        for (int k = i; k < i + n; k++)
-            print_block(E, l->items[k]);
-        E->indent--;
-        outf(E, "}");
-        return;
+    } else {
+        open_lane_loop(E);
+        if (kb < 0 && store)
+            outf(E, "krt_f->%s = %s;", V, lane);
     }
-    open_lane_loop(E);
-    if (kb < 0 && store)
-        outf(E, "krt_f->%s = %s;", V, lane);
     outf(E, "{");
     E->indent++;
-    print_region_run(E, b, kb >= 0 ? v : NULL, lane, store);
+    print_region_run(E, b, kb >= 0 ? v : NULL, lane0 ? arena_printf("%s[0]", lv) : lane, store);
     E->indent--;
     outf(E, "}");
     E->thread_loop = false;
     E->cpu_region = NULL;
     E->indent--;
     outf(E, "}");
-    E->indent--;
-    outf(E, "}");
+    if (!lane0) {   /* the lane loop */
+        E->indent--;
+        outf(E, "}");
+    }
     E->indent--;
     outf(E, "} else {");
     E->indent++;
