@@ -78,6 +78,7 @@ struct ParseState {
     Token saved;           /* the token that waits behind INDENT/DEDENTs */
     Token last, prev;      /* the last two tokens given to the parser */
     Token head, prev_head; /* first tokens of this and the previous line */
+    int first_line;        /* of the text parsed (parse_fast's halves); 0: 1 */
 
     /* parser.y */
     bool recovered;        /* the last statement was an error recovery */
@@ -106,6 +107,7 @@ void layout_unclosed(ParseState *ps);
 }
 
 %code {
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -965,11 +967,15 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     return 0;
 }
 
-Node *parse_fast(Source *src)
+/* [from, to) of src, its first line first_line, parsed without LAC: the
+ * module, or NULL when anything was reported (muted) */
+static Node *parse_part(const Source *src, size_t from, size_t to, int first_line)
 {
+    Source part = {src->path, src->text + from, to - from};
     ParseState ps = {0};
     jmp_buf fatal;
-    ps.src = src;
+    ps.src = &part;
+    ps.first_line = first_line;
     ps.on_fatal = &fatal;
     diag_mute(true);
     layout_init(&ps);
@@ -986,6 +992,82 @@ Node *parse_fast(Source *src)
     lex_close(&ps);
     int reported = diag_mute(false);
     return rc == 0 && reported == 0 ? ps.module : NULL;
+}
+
+/* speed (issue 7): a big file parsed in two halves at once, the second on
+ * a thread of its own (its nodes in arena chunks of its own, its formats
+ * uncached: util.c's arena_thread_begin), where a core is idle.  The
+ * halves meet at a line that starts a top-level def or decorator after an
+ * empty line, past the middle: the layout filter is at indentation 0
+ * there, and a statement is complete, unless the line is inside a string
+ * or brackets, which leaves one of the halves with an error (a string or
+ * bracket open at its end, or a stray closing one).  Where either half
+ * reports anything, the file is parsed again whole; where both parse,
+ * the modules' statements joined are the whole file's. */
+enum { PARSE_SPLIT_MIN = 256 << 10 };
+
+typedef struct Part {
+    const Source *src;
+    size_t from;
+    int first_line;
+    Node *module;
+    struct ArenaChunk *chunks;
+} Part;
+
+static void *part_main(void *arg)
+{
+    Part *p = arg;
+    arena_thread_begin();
+    p->module = parse_part(p->src, p->from, p->src->len, p->first_line);
+    p->chunks = arena_thread_end();
+    return NULL;
+}
+
+/* The split: the offset of a line past the middle that starts with '@',
+ * "def " or "class " after an empty line, and its line number; false if
+ * none */
+static bool split_point(const Source *src, size_t *at, int *line)
+{
+    const char *t = src->text, *mid = t + src->len / 2, *end = t + src->len;
+    const char *p = memchr(mid, '\n', (size_t)(end - mid));
+    for (; p && p + 2 < end; p = memchr(p + 1, '\n', (size_t)(end - p - 1))) {
+        const char *q = p + 1;   /* a line start after p's newline */
+        if (p[-1] != '\n')
+            continue;            /* the line before is not empty */
+        if (*q == '@' || (end - q > 4 && memcmp(q, "def ", 4) == 0) ||
+            (end - q > 6 && memcmp(q, "class ", 6) == 0)) {
+            int n = 1;
+            for (const char *r = t; (r = memchr(r, '\n', (size_t)(q - r))) != NULL; r++)
+                n++;
+            *at = (size_t)(q - t);
+            *line = n;
+            return true;
+        }
+    }
+    return false;
+}
+
+static Node *parse_halves(Source *src)
+{
+    Part second = {src, 0, 0, NULL, NULL};
+    pthread_t thread;
+    if (!second_core((long)src->len, PARSE_SPLIT_MIN) || !split_point(src, &second.from, &second.first_line) ||
+        pthread_create(&thread, NULL, part_main, &second) != 0)
+        return NULL;
+    Node *first = parse_part(src, 0, second.from, 1);
+    pthread_join(thread, NULL);
+    arena_join(second.chunks);
+    if (!first || !second.module)
+        return NULL;
+    for (int i = 0; i < second.module->body.len; i++)
+        nl_push(&first->body, second.module->body.items[i]);
+    return first;
+}
+
+Node *parse_fast(Source *src)
+{
+    Node *m = src->len > 0 ? parse_halves(src) : NULL;
+    return m ? m : parse_part(src, 0, src->len, 1);
 }
 #else
 /* ---- syntax error messages ---- */

@@ -45,8 +45,8 @@ static bool diag_color;
 /* The last warning was dropped (-w): so are the notes that belong to it. */
 static bool diag_dropping;
 /* speed (issue 7; diag_mute): while muted, only counted */
-static bool diag_muted;
-static int diag_muted_count;
+static _Thread_local bool diag_muted;   /* per thread: grammar/parser.y's halves */
+static _Thread_local int diag_muted_count;
 
 #define SGR_LOCUS "\33[01m\33[K"
 #define SGR_ERROR "\33[01;31m\33[K"

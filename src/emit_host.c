@@ -635,7 +635,7 @@ static void emit_ffi_decls(Emitter *E, bool cuda)
  * aside, range.c), so neither process pays a copy-on-write fault for the
  * tree's pages.  Small files (the fork costs more) stay in one process,
  * and so does kernc run (Options.may_fork: its backend may hold threads),
- * and so does a machine without a core to spare (spare_core).  Tests:
+ * and so does a machine without a core to spare (second_core).  Tests:
  * KERNC_TEST_SPLIT=1 splits at every size and load, =0 never. */
 enum { SPLIT_MIN_LINES = 4000 };   /* the .kern lines of the functions */
 
@@ -761,39 +761,13 @@ static bool split_join(Emitter *E, CpuHalf *h)
     return ok;
 }
 
-/* A core is idle for the child (a make -j2 or other jobs using them all:
- * the two processes would share one core, no faster than one process):
- * the scheduling entities runnable now, this process among them, leave
- * one of the online cores free (/proc/loadavg's fourth field: the load
- * average lags a minute behind); else the load average of the last
- * minute does. */
-static bool spare_core(void)
-{
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 2)
-        return false;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        double a, b, c;
-        long running, total;
-        int got = fscanf(f, "%lf %lf %lf %ld/%ld", &a, &b, &c, &running, &total);
-        fclose(f);
-        if (got == 5)
-            return running < ncpu;
-    }
-    double load;
-    return getloadavg(&load, 1) == 1 && load < (double)(ncpu - 1);
-}
-
 /* Starts h->split's functions [mid, n) in a child where that pays
  * (`lines`: the .kern lines of all the functions printed); else its child
  * is -1 */
 static void split_start(Emitter *E, CpuHalf *h, int lines)
 {
     Split *S = &h->split;
-    const char *env = getenv("KERNC_TEST_SPLIT");
-    bool test = env && strcmp(env, "1") == 0, never = env && strcmp(env, "0") == 0;
-    bool wanted = test || (!never && lines >= SPLIT_MIN_LINES && spare_core());
+    bool wanted = second_core(lines, SPLIT_MIN_LINES);
     int fds[2] = {-1, -1};
     S->child = -1;
     S->fd = -1;

@@ -40,6 +40,14 @@ char *arena_strdup(const char *s);
 char *arena_strndup(const char *s, size_t n);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void arena_free_all(void);
+size_t mapped_bytes(void);                 /* mapped by the arena and big buffers so far */
+/* A second thread's allocations (grammar/parser.y's parallel parse): begin
+ * in the thread, end there (its chunks), join them in the main thread */
+struct ArenaChunk;
+void arena_thread_begin(void);
+struct ArenaChunk *arena_thread_end(void);
+void arena_join(struct ArenaChunk *chunks);
+bool second_core(long size, long min);     /* a second core for this work (KERNC_TEST_SPLIT) */
 
 /* Scratch memory for tree nodes that a pass builds and throws away: the
  * quiet passes of type.c's fixed point lower a whole body only to learn

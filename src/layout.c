@@ -142,12 +142,13 @@ void layout_prepare(Source *src)
 void layout_init(ParseState *ps)
 {
     const char *text = ps->src->text, *end = text + ps->src->len;
-    int n = 1;
+    int first = ps->first_line > 0 ? ps->first_line : 1;   /* lines[first] is text */
+    int n = first;
     for (const char *p = text; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
         n++;
     ps->lines = arena_alloc(sizeof *ps->lines * (size_t)(n + 2));
-    ps->lines[1] = text;
-    int line = 1;
+    ps->lines[first] = text;
+    int line = first;
     for (const char *p = text; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
         ps->lines[++line] = p + 1;
     ps->nlines = line;
@@ -160,7 +161,7 @@ void layout_init(ParseState *ps)
 static void line_indent(ParseState *ps, int line, int *col, int *alt)
 {
     *col = *alt = 0;
-    if (line < 1 || line > ps->nlines)
+    if (line < 1 || line > ps->nlines || !ps->lines[line])
         return;
     const char *end = ps->src->text + ps->src->len;
     for (const char *p = ps->lines[line]; p < end; p++) {

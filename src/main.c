@@ -62,7 +62,7 @@ static const char usage_text[] =
 static const char usage_text2[] =
     "  -w                      do not report warnings\n"
     "  -fsyntax-only           check the file, write nothing\n"
-    "  -ftime-report           print the time of each pass on stderr, as gcc does\n"
+    "  -ftime-report           print the time and memory of each pass on stderr, as gcc does\n"
     "  -fdiagnostics-color[=WHEN]\n"
     "                          colour diagnostics: auto (default: on a terminal,\n"
     "                          unless NO_COLOR is set), always, never\n"

@@ -12,6 +12,7 @@
  */
 #include "kernc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,9 +21,9 @@
 /* -ftime-report, as gcc's: CPU and wall time per pass, in the order the
  * passes first ran. */
 enum { MAX_PASSES = 16 };
-static struct { const char *name; double cpu, wall; } passes[MAX_PASSES];
+static struct { const char *name; double cpu, wall, mb; } passes[MAX_PASSES];
 static int npasses;
-static double last_cpu, last_wall;
+static double last_cpu, last_wall, last_mb;
 
 static double clock_s(clockid_t id)
 {
@@ -36,20 +37,25 @@ void time_pass(const Options *opt, const char *pass)
     if (!opt->time_report)
         return;
     double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID), wall = clock_s(CLOCK_MONOTONIC);
+    double mb = (double)mapped_bytes() / (1024.0 * 1024.0);
     if (!pass) {
-        double tc = 0, tw = 0;
-        fprintf(stderr, "\nkernc: time report (seconds)\n%-24s %9s %9s\n", "pass", "cpu", "wall");
+        double tc = 0, tw = 0, tm = 0;
+        fprintf(stderr, "\nkernc: time report (seconds; memory mapped, MiB)\n%-24s %9s %9s %9s\n",
+                "pass", "cpu", "wall", "MiB");
         for (int i = 0; i < npasses; i++) {
-            fprintf(stderr, "%-24s %9.3f %9.3f\n", passes[i].name, passes[i].cpu, passes[i].wall);
+            fprintf(stderr, "%-24s %9.3f %9.3f %9.1f\n", passes[i].name, passes[i].cpu,
+                    passes[i].wall, passes[i].mb);
             tc += passes[i].cpu;
             tw += passes[i].wall;
+            tm += passes[i].mb;
         }
-        fprintf(stderr, "%-24s %9.3f %9.3f\n", "total", tc, tw);
+        fprintf(stderr, "%-24s %9.3f %9.3f %9.1f\n", "total", tc, tw, tm);
         return;
     }
     if (last_wall == 0) {       /* the first call starts the clock */
         last_cpu = cpu;
         last_wall = wall;
+        last_mb = mb;
         return;
     }
     int i = 0;
@@ -60,9 +66,11 @@ void time_pass(const Options *opt, const char *pass)
     if (i < npasses) {
         passes[i].cpu += cpu - last_cpu;
         passes[i].wall += wall - last_wall;
+        passes[i].mb += mb - last_mb;
     }
     last_cpu = cpu;
     last_wall = wall;
+    last_mb = mb;
 }
 
 /* The names the module reads (E_NAME, and E_ATTR's attribute), in an
@@ -207,6 +215,24 @@ static Program *analyze(Node *module, const NameSet *read, const Options *opt)
     return p;
 }
 
+/* The range pass on a thread (translate): from 128 KiB of source, where
+ * its instructions outweigh a thread's start */
+enum { RANGE_THREAD_MIN = 128 << 10 };
+
+typedef struct RangeJob {
+    Program *prog;
+    struct ArenaChunk *chunks;
+} RangeJob;
+
+static void *range_main(void *arg)
+{
+    RangeJob *job = arg;
+    arena_thread_begin();
+    range_program(job->prog);
+    job->chunks = arena_thread_end();
+    return NULL;
+}
+
 Program *translate(Source *src, const Options *opt)
 {
     diag_init(src);
@@ -225,13 +251,24 @@ Program *translate(Source *src, const Options *opt)
         return NULL;
     prog->src = src;
     prog->src_hash = str_hash(src->text, src->len);
+    /* speed (issue 7): range.c's intervals on a thread of their own while
+     * check.c looks for errors, where a core is idle: neither writes what
+     * the other reads (check reads the tree and reports; range writes the
+     * nodes' intervals and reports nothing) */
+    RangeJob job = {prog, NULL};
+    pthread_t thread;
+    bool threaded = second_core(src->len, RANGE_THREAD_MIN) &&
+                    pthread_create(&thread, NULL, range_main, &job) == 0;
     check_program(prog, opt);
     time_pass(opt, "check");
-    if (error_count() > 0)
-        return NULL;
-    range_program(prog);
+    if (threaded) {
+        pthread_join(thread, NULL);
+        arena_join(job.chunks);
+    } else if (error_count() == 0) {
+        range_program(prog);
+    }
     time_pass(opt, "range");
-    return prog;
+    return error_count() > 0 ? NULL : prog;
 }
 
 /* The lines of a text (a last line without a newline counts). */

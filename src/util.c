@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -48,12 +49,24 @@ typedef struct ArenaChunk {
 
 enum { ARENA_CHUNK = 4 << 20, HUGE_PAGE = 2 << 20 };
 
-static ArenaChunk *arena_head;
+/* Each thread allocates from a chain of its own (grammar/parser.y's
+ * second half of a big file's parse), which arena_join hands to the main
+ * thread's when the thread is done. */
+static _Thread_local ArenaChunk *arena_head;
+static _Thread_local bool fmt_uncached;   /* a second thread: vsnprintf's, not format_into's
+                                             cache (the main thread's) */
 
 /* n rounded up to whole huge pages */
 static size_t huge_round(size_t n)
 {
     return (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+}
+
+static _Thread_local size_t mapped_total;   /* -ftime-report: the arena's and big buffers' bytes */
+
+size_t mapped_bytes(void)
+{
+    return mapped_total;
 }
 
 /* `mapped` bytes (a multiple of HUGE_PAGE), zero, starting on a huge page:
@@ -81,6 +94,7 @@ static ArenaChunk *chunk_new(size_t n)
     size_t want = sizeof(ArenaChunk) + (n > ARENA_CHUNK - sizeof(ArenaChunk) ? n : ARENA_CHUNK - sizeof(ArenaChunk));
     size_t mapped = huge_round(want);
     ArenaChunk *c = (ArenaChunk *)huge_map(mapped);
+    mapped_total += mapped;
     c->mapped = mapped;
     c->size = mapped - sizeof(ArenaChunk);
     return c;
@@ -107,6 +121,37 @@ void *arena_alloc(size_t n)
     void *p = (char *)arena_head->data + arena_head->used;
     arena_head->used += n;
     return p;
+}
+
+void arena_thread_begin(void)
+{
+    fmt_uncached = true;
+}
+
+struct ArenaChunk *arena_thread_end(void)
+{
+    ArenaChunk *c = arena_head;
+    arena_head = NULL;
+    return c;
+}
+
+void arena_join(struct ArenaChunk *chunks)
+{
+    if (!chunks)
+        return;
+    ArenaChunk *last = chunks;
+    for (;; last = last->next) {
+        mapped_total += last->mapped;
+        if (!last->next)
+            break;
+    }
+    if (!arena_head) {
+        arena_head = chunks;
+        return;
+    }
+    /* after the current chunk, which keeps filling */
+    last->next = arena_head->next;
+    arena_head->next = chunks;
 }
 
 char *arena_strndup(const char *s, size_t n)
@@ -266,6 +311,8 @@ static bool fmt_compile(FmtCompiled *c, const char *fmt)
  * length of the whole text. */
 static int format_into(char *dst, size_t cap, const char *fmt, va_list ap)
 {
+    if (fmt_uncached)
+        return vsnprintf(dst, cap, fmt, ap);
     FmtCompiled *c = &fmt_cache[(((uintptr_t)fmt * UINT64_C(0x9e3779b97f4a7c15)) >> 40) % FMT_CACHE];
     if ((c->fmt != fmt || strncmp(c->text, fmt, (size_t)c->len + 1) != 0) && !fmt_compile(c, fmt)) {
         c->fmt = NULL;   /* too big to keep: vsnprintf's, the same text */
@@ -446,6 +493,43 @@ void arena_free_all(void)
     scratch_active = false;
 }
 
+/* A core is idle for a second process or thread of this translation (a
+ * make -j2 or other jobs using them all: the two would share one core, no
+ * faster than one): the scheduling entities runnable now, this process
+ * among them, leave one of the online cores free (/proc/loadavg's fourth
+ * field: the load average lags a minute behind); else the load average of
+ * the last minute does. */
+static bool spare_core(void)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 2)
+        return false;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        double a, b, c;
+        long running, total;
+        int got = fscanf(f, "%lf %lf %lf %ld/%ld", &a, &b, &c, &running, &total);
+        fclose(f);
+        if (got == 5)
+            return running < ncpu;
+    }
+    double load;
+    return getloadavg(&load, 1) == 1 && load < (double)(ncpu - 1);
+}
+
+/* speed (issue 7): work of this size is worth a second thread or process
+ * (from min on, where a core is idle); KERNC_TEST_SPLIT=1 (the tests) says
+ * yes at every size and load, =0 no */
+bool second_core(long size, long min)
+{
+    const char *env = getenv("KERNC_TEST_SPLIT");
+    if (env && strcmp(env, "1") == 0)
+        return true;
+    if (env && strcmp(env, "0") == 0)
+        return false;
+    return size >= min && spare_core();
+}
+
 _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
@@ -497,6 +581,7 @@ void sb_reserve(StrBuf *b, size_t extra)
     char *s;
     if (cap >= SB_BIG) {
         s = huge_map(huge_round(cap));
+        mapped_total += huge_round(cap);
         if (b->s)
             memcpy(s, b->s, b->len + 1);
         sb_release(b->s, b->cap);

@@ -141,8 +141,8 @@ k.kern'"
 
 # ---- -ftime-report ----
 "$KERNC" -ftime-report -fsyntax-only so/k.kern 2> err
-check "-ftime-report: every pass and a total on stderr" \
-    sh -c "test $? -eq 0 && grep -q '^parse  *[0-9.]*  *[0-9.]*\$' err &&
+check "-ftime-report: every pass (seconds, MiB mapped) and a total on stderr" \
+    sh -c "test $? -eq 0 && grep -q '^parse  *[0-9.]*  *[0-9.]*  *[0-9.]*\$' err &&
            grep -q '^type ' err && grep -q '^range ' err && grep -q '^header ' err &&
            grep -q '^total ' err"
 "$KERNC" -fsyntax-only so/k.kern 2> err

@@ -21,7 +21,9 @@
 # lines (split
 # as any big file is, where the machine has a core to spare) and, split at
 # every size and load (KERNC_TEST_SPLIT=1), on the examples and the
-# diagnostics tests.
+# diagnostics tests.  KERNC_TEST_SPLIT=1 also parses every file in two
+# halves at once (grammar/parser.y, parse_halves); the last test puts the
+# halves' meeting line inside a string, brackets and a continued line.
 #
 # Environment: KERNC (the kernc binary, default ./kernc), srcdir (the top
 # of the source tree, default .).
@@ -64,7 +66,7 @@ kern() {
     }'
 }
 
-echo "1..27"
+echo "1..28"
 t=0
 # refused KIND N MESSAGE
 refused() {
@@ -197,4 +199,55 @@ if same_split 1 "$srcdir"/tests/diag/*.kern; then
     echo "ok $t - tests/diag/*.kern split at every size: the messages of one process"
 else
     echo "not ok $t - tests/diag/*.kern split at every size: the messages of one process"
+fi
+
+# cut_file FILE: a file whose first line past the middle that parse_halves
+# would cut at (an empty line, then '@' or "def ") lies inside the text
+# read from standard input (a string, brackets, a continued line): one of
+# the halves reports an error, and the whole file is parsed again
+cut_file() {
+    { echo "from numba import cuda"
+      i=0
+      while [ $i -lt 30 ]; do echo "# filler $i"; i=$((i + 1)); done
+      cat; } > "$1"
+}
+cut_file str.kern <<'EOF'
+
+
+@cuda.jit("void(float32[:])")
+def k(a):
+    """a docstring
+
+@cuda.jit("void(float32[:])")
+def fake(a):
+    a[0] = 2.0
+"""
+    a[0] = 1.0
+
+
+@cuda.jit("void(float32[:])")
+def k2(a):
+    a[0] = 3.0
+EOF
+cut_file brackets.kern <<'EOF'
+
+T = (1,
+     2,
+
+@cuda.jit("void(float32[:])")
+def k(a):
+    a[0] = 1.0
+EOF
+cut_file continued.kern <<'EOF'
+
+X = 1 + \
+
+def f(a):
+    return a
+EOF
+t=$((t + 1))
+if same_split 1 "$(pwd)/str.kern" "$(pwd)/brackets.kern" "$(pwd)/continued.kern"; then
+    echo "ok $t - a parse cut inside a string, brackets or a continued line: the whole file's"
+else
+    echo "not ok $t - a parse cut inside a string, brackets or a continued line: the whole file's"
 fi
