@@ -93,10 +93,12 @@ bool lex_open(ParseState *ps);
 void lex_close(ParseState *ps);
 int lex_raw(KP_STYPE *lval, Loc *lloc, ParseState *ps);
 
-/* parser_fast.c: the module of a file parsed without LAC, or NULL when
- * the parse reported anything (diagnostics muted), for parse_source to
- * parse it again with LAC's exact messages */
-Node *parse_fast(Source *src);
+/* parser_fast.c: the module of a file parsed without LAC, its depth
+ * checked and fn(n, ctx) called on its nodes (as parse_source_visit's);
+ * NULL when the parse reported anything (diagnostics muted), for
+ * parse_source to parse it again with LAC's exact messages, or when it is
+ * too deep (*deep: the node to report) */
+Node *parse_fast(Source *src, NodeVisitFn *fn, void *ctx, void *ctx2, const Node **deep);
 
 /* layout.c */
 void layout_prepare(Source *src);
@@ -1010,15 +1012,28 @@ typedef struct Part {
     const Source *src;
     size_t from;
     int first_line;
+    NodeVisitFn *fn;       /* fn(n, ctx) on its nodes, with the depth check */
+    void *ctx;
     Node *module;
+    bool visited;          /* parsed, checked and visited */
+    const Node *deep;      /* too deep: the node to report */
     struct ArenaChunk *chunks;
 } Part;
+
+/* A part parsed, then its depth checked and fn called on its nodes */
+static void part_parse(Part *p, size_t to)
+{
+    p->module = parse_part(p->src, p->from, to, p->first_line);
+    if (p->module && ast_check_depth_visit(p->module, PARSE_MAX_DEPTH, &p->deep, p->fn, p->ctx))
+        p->deep = NULL;
+    p->visited = p->module != NULL;
+}
 
 static void *part_main(void *arg)
 {
     Part *p = arg;
     arena_thread_begin();
-    p->module = parse_part(p->src, p->from, p->src->len, p->first_line);
+    part_parse(p, p->src->len);
     p->chunks = arena_thread_end();
     return NULL;
 }
@@ -1047,27 +1062,35 @@ static bool split_point(const Source *src, size_t *at, int *line)
     return false;
 }
 
-static Node *parse_halves(Source *src)
+/* The halves: false where they were not both parsed (*first: the first
+ * half's part, visited or not) */
+static bool parse_halves(Source *src, Part *first, void *ctx2)
 {
-    Part second = {src, 0, 0, NULL, NULL};
+    Part second = {src, 0, 0, first->fn, ctx2, NULL, false, NULL, NULL};
     pthread_t thread;
-    if (!second_core((long)src->len, PARSE_SPLIT_MIN) || !split_point(src, &second.from, &second.first_line) ||
+    if (!ctx2 || !second_core((long)src->len, PARSE_SPLIT_MIN) ||
+        !split_point(src, &second.from, &second.first_line) ||
         pthread_create(&thread, NULL, part_main, &second) != 0)
-        return NULL;
-    Node *first = parse_part(src, 0, second.from, 1);
+        return false;
+    part_parse(first, second.from);
     pthread_join(thread, NULL);
     arena_join(second.chunks);
-    if (!first || !second.module)
-        return NULL;
+    if (!first->visited || !second.visited)
+        return false;
     for (int i = 0; i < second.module->body.len; i++)
-        nl_push(&first->body, second.module->body.items[i]);
-    return first;
+        nl_push(&first->module->body, second.module->body.items[i]);
+    if (!first->deep)
+        first->deep = second.deep;
+    return true;
 }
 
-Node *parse_fast(Source *src)
+Node *parse_fast(Source *src, NodeVisitFn *fn, void *ctx, void *ctx2, const Node **deep)
 {
-    Node *m = src->len > 0 ? parse_halves(src) : NULL;
-    return m ? m : parse_part(src, 0, src->len, 1);
+    Part whole = {src, 0, 1, fn, ctx, NULL, false, NULL, NULL};
+    if (src->len == 0 || !parse_halves(src, &whole, ctx2))
+        part_parse(&whole, src->len);
+    *deep = whole.deep;
+    return whole.deep ? NULL : whole.module;
 }
 #else
 /* ---- syntax error messages ---- */
@@ -1314,10 +1337,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
 
 Node *parse_source(Source *src)
 {
-    return parse_source_visit(src, NULL, NULL);
+    return parse_source_visit(src, NULL, NULL, NULL);
 }
 
-Node *parse_source_visit(Source *src, NodeVisitFn *fn, void *ctx)
+Node *parse_source_visit(Source *src, NodeVisitFn *fn, void *ctx, void *ctx2)
 {
     ParseState ps = {0};
     jmp_buf fatal;
@@ -1328,16 +1351,15 @@ Node *parse_source_visit(Source *src, NodeVisitFn *fn, void *ctx)
     if (error_count() == errors_before) {
         /* speed (issue 7): without LAC first (parse_fast); a file with
          * anything to report is parsed again here */
-        Node *m = parse_fast(src);
-        if (m) {
-            const Node *deep = NULL;
-            if (!ast_check_depth_visit(m, PARSE_MAX_DEPTH, &deep, fn, ctx)) {
-                error_at(deep->loc, "expression too complex: more than %d levels of nesting",
-                         PARSE_MAX_DEPTH);
-                return NULL;
-            }
-            return m;
+        const Node *deep = NULL;
+        Node *m = parse_fast(src, fn, ctx, ctx2, &deep);
+        if (deep) {
+            error_at(deep->loc, "expression too complex: more than %d levels of nesting",
+                     PARSE_MAX_DEPTH);
+            return NULL;
         }
+        if (m)
+            return m;
     }
 
     layout_init(&ps);

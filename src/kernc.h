@@ -1252,8 +1252,12 @@ typedef struct Program {
  * replaced in *src, so that the diagnostics show the lines the parser saw. */
 Node *parse_source(Source *src);
 /* the same; fn(n, ctx) for every node of the module it returns (with the
- * check of its depth: one walk) */
-Node *parse_source_visit(Source *src, NodeVisitFn *fn, void *ctx);
+ * check of its depth: one walk).  A big file parsed in two halves at once
+ * (grammar/parser.y, parse_halves) calls fn(n, ctx2) on the second half's
+ * nodes, on the second thread, where ctx2 is not NULL; fn may see a node
+ * of a half again when that half's partner fails to parse (a collector
+ * into a set does not mind). */
+Node *parse_source_visit(Source *src, NodeVisitFn *fn, void *ctx, void *ctx2);
 
 /* Command-line signatures: --signature NAME=void(...) */
 typedef struct SigOverride {

@@ -237,8 +237,12 @@ Program *translate(Source *src, const Options *opt)
 {
     diag_init(src);
     time_pass(opt, "start");
-    NameSet read = {0};
-    Node *module = parse_source_visit(src, collect_name, &read);
+    NameSet read = {0}, read2 = {0};   /* read2: the second half's (parse_halves) */
+    Node *module = parse_source_visit(src, collect_name, &read, &read2);
+    for (size_t i = 0; i < read2.cap; i++)
+        if (read2.keys[i])
+            nameset_add(&read, read2.keys[i]);
+    free(read2.keys);
     time_pass(opt, "parse");
     if (!module || error_count() > 0) {
         free(read.keys);
