@@ -28,7 +28,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-cli-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 99
 
-echo "1..45"
+echo "1..47"
 n=0
 failed=0
 pass() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -96,6 +96,8 @@ chmod 0640 target.cu
 "$KERNC" -o target.cu --header h6.kern.h "$kern" 2> err
 check "replacing a regular file keeps its mode" \
     sh -c 'test "$(stat -c %a target.cu)" = 640'
+check "... gives it the new code (swapped in: main.c, replace_file)" same_code target.cu ref.cu
+check "... and leaves no temporary (the old text unlinked)" sh -c '! ls -A | grep -q tmp'
 
 "$KERNC" -o /dev/null --header h7.kern.h "$kern" 2> err
 check "-o /dev/null succeeds" sh -c "test $? -eq 0 && test -c /dev/null"
