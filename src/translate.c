@@ -295,6 +295,9 @@ static int count_lines(const char *s, size_t n)
 static void own_line_directives(StrBuf *code, int src_lines, const char *out_name)
 {
     StrBuf b = {0};
+    /* the directives added are a few per function: room for them up front,
+     * so b is not copied as it doubles */
+    sb_reserve(&b, code->len + code->len / 16 + 4096);
     const char *s = code->s, *end = code->s + code->len;
     const char *run = s;        /* lines not copied to b yet (speed: in one piece) */
     int out_line = 0;           /* lines written to b, or to be */
