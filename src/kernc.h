@@ -66,6 +66,7 @@ typedef struct ScratchMark {
 ScratchMark scratch_begin(void);
 void scratch_end(ScratchMark m);
 bool scratch_suspend(void);               /* the previous state, for resume */
+bool scratch_holds(const void *p);        /* p is in the scratch chunks in use */
 void scratch_resume(bool active);
 void *node_alloc(size_t n);               /* zeroed, like arena_alloc */
 

@@ -37,6 +37,12 @@ typedef struct Ctx {
     bool *lit_used;
     PtrVec unroll;          /* py: literal_unroll's per-element loop variables
                                (Node *stmt, Var * per element, in pairs) */
+    /* speed (issue 7): hoist_collectives' answer for each statement of the
+     * body, kept across the passes (open addressing; 1 none, 2 some) */
+    const Node **hoist_keys;
+    unsigned char *hoist_vals;
+    size_t hoist_cap, hoist_len;
+    bool hoist_local;       /* a call's callee named a local: not kept */
 } Ctx;
 
 typedef struct Spec {

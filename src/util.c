@@ -462,6 +462,17 @@ void scratch_end(ScratchMark m)
     scratch_active = m.active;
 }
 
+bool scratch_holds(const void *p)
+{
+    for (ArenaChunk *c = scratch_first; c; c = c->next) {
+        if ((const char *)p >= (const char *)c->data && (const char *)p < (const char *)c->data + c->size)
+            return true;
+        if (c == scratch_cur)
+            break;
+    }
+    return false;
+}
+
 bool scratch_suspend(void)
 {
     bool was = scratch_active;
