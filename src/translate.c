@@ -5,7 +5,8 @@
  *   decorators, signatures) -> type (type.c: every kernel signature and,
  *   through calls, every device-function specialisation; ufunc.c: the
  *   kernels of @vectorize, @guvectorize and cuda.reduce) -> check (check.c)
- *   -> emit (emit_host.c: emit_cuda, emit_c, emit_header).
+ *   and, beside it on a second thread for a big file, range (range.c) ->
+ *   emit (emit_host.c: emit_cuda, emit_c, emit_header).
  *
  * Every pass reports all the errors it finds and the driver stops after a
  * pass that reported any, so one run shows every error of a file.

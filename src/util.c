@@ -3,7 +3,9 @@
  *
  * One translation allocates everything (AST, types, variables, strings)
  * from a single arena that is freed at once, as QBE does: passes never free
- * individual objects, so there is no ownership to track.  StrBuf is the one
+ * individual objects, so there is no ownership to track.  A second thread
+ * (the parser's second half, the range pass) allocates from chunks of its
+ * own, which join the arena when it is done (arena_join).  StrBuf is the one
  * malloc'd exception: the emitter's output can be large and is handed to
  * the driver, which writes and frees it.  die() is for internal bugs only;
  * user errors go through diag.c.
