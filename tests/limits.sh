@@ -66,7 +66,7 @@ kern() {
     }'
 }
 
-echo "1..28"
+echo "1..29"
 t=0
 # refused KIND N MESSAGE
 refused() {
@@ -193,6 +193,12 @@ if same_split 1 "$srcdir"/examples/*.kern; then
     echo "ok $t - examples/*.kern split at every size: the output of one process"
 else
     echo "not ok $t - examples/*.kern split at every size: the output of one process"
+fi
+t=$((t + 1))
+if same_split 2 "$srcdir"/examples/*.kern; then
+    echo "ok $t - examples/*.kern split with the text down the pipe: the output of one process"
+else
+    echo "not ok $t - examples/*.kern split with the text down the pipe: the output of one process"
 fi
 t=$((t + 1))
 if same_split 1 "$srcdir"/tests/diag/*.kern; then
