@@ -52,8 +52,8 @@ typedef struct ArenaChunk {
 enum { ARENA_CHUNK = 4 << 20, HUGE_PAGE = 2 << 20 };
 
 /* Each thread allocates from a chain of its own (grammar/parser.y's
- * second half of a big file's parse), which arena_join hands to the main
- * thread's when the thread is done. */
+ * second half of a big file's parse, translate.c's range pass), which
+ * arena_join hands to the main thread's when the thread is done. */
 static _Thread_local ArenaChunk *arena_head;
 static _Thread_local bool fmt_uncached;   /* a second thread: vsnprintf's, not format_into's
                                              cache (the main thread's) */
