@@ -197,7 +197,7 @@ static int var_index(const Ctx *c, const char *name)
     if (!c->vcap)
         return -1;
     for (size_t h = str_hash_z(name) & (c->vcap - 1); c->vtab[h]; h = (h + 1) & (c->vcap - 1))
-        if (strcmp(c->vtab[h], name) == 0)
+        if (c->vtab[h] == name || (c->vtab[h][0] == name[0] && strcmp(c->vtab[h], name) == 0))
             return c->vidx[h];
     return -1;
 }
