@@ -6,7 +6,8 @@
  *   through calls, every device-function specialisation; ufunc.c: the
  *   kernels of @vectorize, @guvectorize and cuda.reduce) -> check (check.c)
  *   and, beside it on a second thread for a big file, range (range.c) ->
- *   emit (emit_host.c: emit_cuda, emit_c, emit_header).
+ *   emit (emit_host.c: emit_cuda, emit_c; emit_header, on a second thread
+ *   beside the #line pass for a big file).
  *
  * Every pass reports all the errors it finds and the driver stops after a
  * pass that reported any, so one run shows every error of a file.
@@ -216,8 +217,9 @@ static Program *analyze(Node *module, const NameSet *read, const Options *opt)
     return p;
 }
 
-/* The range pass on a thread (translate): from 128 KiB of source, where
- * its instructions outweigh a thread's start */
+/* The range pass on a thread (translate), and the header (translate_emit):
+ * from 128 KiB of source, where their instructions outweigh a thread's
+ * start */
 enum { RANGE_THREAD_MIN = 128 << 10 };
 
 typedef struct RangeJob {
@@ -343,6 +345,24 @@ static void own_line_directives(StrBuf *code, int src_lines, const char *out_nam
     *code = b;
 }
 
+/* The header printed on a thread while the #line pass runs (translate_emit),
+ * from 128 KiB of source: emit_header reads the program and reports nothing */
+typedef struct HeaderJob {
+    Program *prog;
+    const Options *opt;
+    StrBuf *header;
+    struct ArenaChunk *chunks;
+} HeaderJob;
+
+static void *header_main(void *arg)
+{
+    HeaderJob *job = arg;
+    arena_thread_begin();
+    emit_header(job->header, job->prog, job->opt);
+    job->chunks = arena_thread_end();
+    return NULL;
+}
+
 bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header)
 {
     if (code && opt->target_c)
@@ -350,13 +370,21 @@ bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header
     else if (code)
         emit_cuda(code, p, opt);
     time_pass(opt, opt->target_c ? "lower+emit C" : "emit CUDA");
+    HeaderJob job = {p, opt, header, NULL};
+    pthread_t thread;
+    bool threaded = header && code && p->src && second_core((long)p->src->len, RANGE_THREAD_MIN) &&
+                    pthread_create(&thread, NULL, header_main, &job) == 0;
     if (code && p->src) {
         const char *out = !opt->output || strcmp(opt->output, "-") == 0 ? "<stdout>" : opt->output;
         own_line_directives(code, count_lines(p->src->text, p->src->len), c_string(out));
     }
     time_pass(opt, "#line");
-    if (header)
+    if (threaded) {
+        pthread_join(thread, NULL);
+        arena_join(job.chunks);
+    } else if (header) {
         emit_header(header, p, opt);
+    }
     time_pass(opt, "header");
     return error_count() == 0;
 }
