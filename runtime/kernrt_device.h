@@ -1510,6 +1510,20 @@ KRT_FN int64_t krt_mul_wide(int32_t a, int32_t b)
 #else
 #define KRT_IVDEP _Pragma("GCC ivdep")
 #endif
+/* issue 10 (cpu): before a CPU kernel function with chunked thread loops
+ * (KRT_CHUNK_LANES, KRT_IVDEP): a second copy of it compiled for AVX2,
+ * chosen at load time where the CPU has it (GCC/Clang target_clones: an
+ * ifunc, so x86-64 ELF with glibc; an 8-lane int32 or float operation
+ * there is one instruction instead of two under SSE2).  Not AVX-512,
+ * which valgrind does not run.  Empty elsewhere and with
+ * -DKRT_NO_SIMD_CLONES. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GLIBC__) && !defined(__CUDACC__) && \
+    !defined(__INTEL_COMPILER) && !defined(KRT_NO_SIMD_CLONES) &&                           \
+    (defined(__clang__) ? __clang_major__ >= 14 : defined(__GNUC__) && __GNUC__ >= 6)
+#define KRT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define KRT_SIMD_CLONES
+#endif
 /* issue 10 (cpu): do the elements of views a (na dimensions, elements of
  * sa bytes) and b lie apart in memory?  (The CPU backend's guard for
  * running two regions across a barrier in one loop.) */

@@ -1296,6 +1296,7 @@ static bool chunk_lanes(const Type *t, bool narrow)
 static void print_fused_chunks(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b,
                                const CpuBind *binds, const char *ilo, const char *hi)
 {
+    E->cpu_chunked = true;
     outf(E, "{");
     E->indent++;
     if (bar->bar_desc) {
@@ -1435,6 +1436,7 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
         outf(E, "for (; krt_c + %d <= (int)%s; krt_c += %d) {", KRT_CHUNK, hi, KRT_CHUNK);
         E->indent++;
         outf(E, "KRT_IVDEP");
+        E->cpu_chunked = true;
         outf(E, "for (int krt_j = 0; krt_j < %d; krt_j++) {", KRT_CHUNK);
         E->indent++;
         outf(E, "const int krt_x = krt_c + krt_j;");
@@ -1714,14 +1716,17 @@ static int priv_params(const Func *f, int **slots)
 /* The signature of the kernel's CPU function: NAME__cpu, or with
  * privatised atomics NAME__cpu_pv, which print_priv_wrapper's NAME__cpu
  * calls between the copies' set-up and their flush (so that every way out
- * of the block, a return too, flushes). */
+ * of the block, a return too, flushes); in the C target, with loops over
+ * chunks of threads, after KRT_SIMD_CLONES (also an AVX2 copy: the
+ * chunks' vectors twice as wide). */
 static void cpu_head(Emitter *E, const char *name, const char *b, int npriv)
 {
+    const char *clones = E->c_target && E->cpu_chunked ? "KRT_SIMD_CLONES " : "";
     if (npriv)
-        outf(E, "static inline void %s__cpu_pv(const krt_cpu_block *%s, void **krt_args, const krt_priv *krt_pv)",
-             name, b);
+        outf(E, "%sstatic inline void %s__cpu_pv(const krt_cpu_block *%s, void **krt_args, const krt_priv *krt_pv)",
+             clones, name, b);
     else
-        outf(E, "static void %s__cpu(const krt_cpu_block *%s, void **krt_args)", name, b);
+        outf(E, "%sstatic void %s__cpu(const krt_cpu_block *%s, void **krt_args)", clones, name, b);
 }
 
 static const char *priv_suffix(const Type *t)

@@ -204,7 +204,7 @@ struct shared_atomics__frame {
 };
 
 #line 72 "e2e_atomics2.kern"
-static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;

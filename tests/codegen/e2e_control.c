@@ -19,7 +19,7 @@ struct flags__frame {
 };
 
 #line 9 "e2e_control.kern"
-static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;

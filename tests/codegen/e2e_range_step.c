@@ -196,7 +196,7 @@ struct count_block__frame {
 };
 
 #line 48 "e2e_range_step.kern"
-static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;

@@ -17,7 +17,7 @@ struct neighbour_sum__frame {
 };
 
 #line 10 "neighbours.kern"
-static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;

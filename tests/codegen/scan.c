@@ -17,7 +17,7 @@ struct block_scan__frame {
 };
 
 #line 10 "scan.kern"
-static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;

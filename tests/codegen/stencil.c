@@ -21,7 +21,7 @@ struct stencil1d__frame {
 };
 
 #line 12 "stencil.kern"
-static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
