@@ -1487,6 +1487,16 @@ KRT_FN int64_t krt_mul_wide(int32_t a, int32_t b)
 #else
 #define KRT_UNROLL _Pragma("GCC unroll 16")
 #endif
+/* issue 10 (cpu): before a CPU loop over chunks of threads (each
+ * iteration one chunk, KRT_CHUNK_LANES, KRT_IVDEP): unrolled 4 times, so
+ * that the counting and the branch are paid once per 4 chunks */
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define KRT_UNROLL_CHUNKS
+#elif defined(__clang__)
+#define KRT_UNROLL_CHUNKS _Pragma("unroll 4")
+#else
+#define KRT_UNROLL_CHUNKS _Pragma("GCC unroll 4")
+#endif
 /* issue 10 (cpu): the values of one variable for each of the n threads of
  * a chunk of the CPU backend's fused loop (across a barrier, carried from
  * its first region to its second), subscripted [j] like an array: a

@@ -1268,7 +1268,8 @@ static void print_fused_part(Emitter *E, const CpuBlock *r, const CpuBlock *bar,
  * way round, only when the loop's order allows the fused loop, and then
  * the chunks' order or the barrier between the chunk's two loops keeps
  * the barrier's order.  Loops of a known count of simple iterations, that
- * gcc -O2 (its very-cheap cost model) vectorises. */
+ * gcc -O2 (its very-cheap cost model) vectorises; the loop over the chunks
+ * unrolled (KRT_UNROLL_CHUNKS). */
 enum { KRT_CHUNK = 8 };
 
 static bool chunkable(const CpuBlock *bar)
@@ -1301,9 +1302,11 @@ static void print_fused_chunks(Emitter *E, const CpuBlock *a, const CpuBlock *ba
     E->indent++;
     if (bar->bar_desc) {
         outf(E, "int krt_c = (int)%s;", hi);
+        outf(E, "KRT_UNROLL_CHUNKS");
         outf(E, "for (; krt_c - %d >= %s; krt_c -= %d) {", KRT_CHUNK, ilo, KRT_CHUNK);
     } else {
         outf(E, "int krt_c = %s;", ilo);
+        outf(E, "KRT_UNROLL_CHUNKS");
         outf(E, "for (; krt_c + %d <= (int)%s; krt_c += %d) {", KRT_CHUNK, hi, KRT_CHUNK);
     }
     E->indent++;
@@ -1433,6 +1436,7 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
             outf(E, "if (%s) {", sb_take(&g));
             E->indent++;
         }
+        outf(E, "KRT_UNROLL_CHUNKS");
         outf(E, "for (; krt_c + %d <= (int)%s; krt_c += %d) {", KRT_CHUNK, hi, KRT_CHUNK);
         E->indent++;
         outf(E, "KRT_IVDEP");
