@@ -1487,6 +1487,16 @@ KRT_FN int64_t krt_mul_wide(int32_t a, int32_t b)
 #else
 #define KRT_UNROLL _Pragma("GCC unroll 16")
 #endif
+/* issue 10 (cpu): before a CPU loop over chunks of threads (each
+ * iteration one chunk, KRT_CHUNK_LANES, KRT_IVDEP): unrolled 4 times, so
+ * that the counting and the branch are paid once per 4 chunks */
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define KRT_UNROLL_CHUNKS
+#elif defined(__clang__)
+#define KRT_UNROLL_CHUNKS _Pragma("unroll 4")
+#else
+#define KRT_UNROLL_CHUNKS _Pragma("GCC unroll 4")
+#endif
 /* issue 10 (cpu): the values of one variable for each of the n threads of
  * a chunk of the CPU backend's fused loop (across a barrier, carried from
  * its first region to its second), subscripted [j] like an array: a
@@ -1509,6 +1519,20 @@ KRT_FN int64_t krt_mul_wide(int32_t a, int32_t b)
 #define KRT_IVDEP _Pragma("clang loop vectorize(assume_safety)")
 #else
 #define KRT_IVDEP _Pragma("GCC ivdep")
+#endif
+/* issue 10 (cpu): before a CPU kernel function with chunked thread loops
+ * (KRT_CHUNK_LANES, KRT_IVDEP): a second copy of it compiled for AVX2,
+ * chosen at load time where the CPU has it (GCC/Clang target_clones: an
+ * ifunc, so x86-64 ELF with glibc; an 8-lane int32 or float operation
+ * there is one instruction instead of two under SSE2).  Not AVX-512,
+ * which valgrind does not run.  Empty elsewhere and with
+ * -DKRT_NO_SIMD_CLONES. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GLIBC__) && !defined(__CUDACC__) && \
+    !defined(__INTEL_COMPILER) && !defined(KRT_NO_SIMD_CLONES) &&                           \
+    (defined(__clang__) ? __clang_major__ >= 14 : defined(__GNUC__) && __GNUC__ >= 6)
+#define KRT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define KRT_SIMD_CLONES
 #endif
 /* issue 10 (cpu): do the elements of views a (na dimensions, elements of
  * sa bytes) and b lie apart in memory?  (The CPU backend's guard for

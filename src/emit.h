@@ -70,6 +70,8 @@ typedef struct Emitter {
     const struct CpuBlock *cpu_region; /* the region: its thread exits */
     const int *cpu_priv;     /* issue 10: by kernel parameter, the slot of its
                                 privatised atomics (krt_pvK), or -1 */
+    bool cpu_chunked;        /* issue 10: the CPU kernel has loops over chunks
+                                of threads (KRT_SIMD_CLONES) */
     bool inlined;            /* E->fn is a callee inlined into the kernel */
     const char *inl_ret;     /* its result's frame field (NULL: none) */
     /* Kernels whose CPU code has a `struct NAME__shared` */

@@ -1268,7 +1268,8 @@ static void print_fused_part(Emitter *E, const CpuBlock *r, const CpuBlock *bar,
  * way round, only when the loop's order allows the fused loop, and then
  * the chunks' order or the barrier between the chunk's two loops keeps
  * the barrier's order.  Loops of a known count of simple iterations, that
- * gcc -O2 (its very-cheap cost model) vectorises. */
+ * gcc -O2 (its very-cheap cost model) vectorises; the loop over the chunks
+ * unrolled (KRT_UNROLL_CHUNKS). */
 enum { KRT_CHUNK = 8 };
 
 static bool chunkable(const CpuBlock *bar)
@@ -1296,13 +1297,16 @@ static bool chunk_lanes(const Type *t, bool narrow)
 static void print_fused_chunks(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b,
                                const CpuBind *binds, const char *ilo, const char *hi)
 {
+    E->cpu_chunked = true;
     outf(E, "{");
     E->indent++;
     if (bar->bar_desc) {
         outf(E, "int krt_c = (int)%s;", hi);
+        outf(E, "KRT_UNROLL_CHUNKS");
         outf(E, "for (; krt_c - %d >= %s; krt_c -= %d) {", KRT_CHUNK, ilo, KRT_CHUNK);
     } else {
         outf(E, "int krt_c = %s;", ilo);
+        outf(E, "KRT_UNROLL_CHUNKS");
         outf(E, "for (; krt_c + %d <= (int)%s; krt_c += %d) {", KRT_CHUNK, hi, KRT_CHUNK);
     }
     E->indent++;
@@ -1432,9 +1436,11 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
             outf(E, "if (%s) {", sb_take(&g));
             E->indent++;
         }
+        outf(E, "KRT_UNROLL_CHUNKS");
         outf(E, "for (; krt_c + %d <= (int)%s; krt_c += %d) {", KRT_CHUNK, hi, KRT_CHUNK);
         E->indent++;
         outf(E, "KRT_IVDEP");
+        E->cpu_chunked = true;
         outf(E, "for (int krt_j = 0; krt_j < %d; krt_j++) {", KRT_CHUNK);
         E->indent++;
         outf(E, "const int krt_x = krt_c + krt_j;");
@@ -1714,14 +1720,17 @@ static int priv_params(const Func *f, int **slots)
 /* The signature of the kernel's CPU function: NAME__cpu, or with
  * privatised atomics NAME__cpu_pv, which print_priv_wrapper's NAME__cpu
  * calls between the copies' set-up and their flush (so that every way out
- * of the block, a return too, flushes). */
+ * of the block, a return too, flushes); in the C target, with loops over
+ * chunks of threads, after KRT_SIMD_CLONES (also an AVX2 copy: the
+ * chunks' vectors twice as wide). */
 static void cpu_head(Emitter *E, const char *name, const char *b, int npriv)
 {
+    const char *clones = E->c_target && E->cpu_chunked ? "KRT_SIMD_CLONES " : "";
     if (npriv)
-        outf(E, "static inline void %s__cpu_pv(const krt_cpu_block *%s, void **krt_args, const krt_priv *krt_pv)",
-             name, b);
+        outf(E, "%sstatic inline void %s__cpu_pv(const krt_cpu_block *%s, void **krt_args, const krt_priv *krt_pv)",
+             clones, name, b);
     else
-        outf(E, "static void %s__cpu(const krt_cpu_block *%s, void **krt_args)", name, b);
+        outf(E, "%sstatic void %s__cpu(const krt_cpu_block *%s, void **krt_args)", clones, name, b);
 }
 
 static const char *priv_suffix(const Type *t)

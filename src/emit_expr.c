@@ -2872,6 +2872,7 @@ void func_begin(Emitter *E, Func *f, Mode mode)
     E->cpu_vars = NULL;
     E->cpu_binds = NULL;
     E->cpu_region = NULL;
+    E->cpu_chunked = false;
     E->inlined = false;
     E->inl_ret = NULL;
     if (f->param_read) {   /* speed: a kernel is printed up to three times */

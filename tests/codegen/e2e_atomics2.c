@@ -204,7 +204,7 @@ struct shared_atomics__frame {
 };
 
 #line 72 "e2e_atomics2.kern"
-static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -223,6 +223,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const size_t krt_s0 = krt_clamp_below(4, 0, krt_b->block_dim.x);
         {
             int krt_c = 0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -256,11 +257,12 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         }
         {
             int krt_c = (int)krt_s0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
+#line 265 "e2e_atomics2.c"
                     const int krt_x = krt_c + krt_j;
-#line 264 "e2e_atomics2.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -321,13 +323,14 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
-#line 325 "e2e_atomics2.c"
+#line 327 "e2e_atomics2.c"
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
         {
             int krt_c = 0;
             if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -340,7 +343,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                         *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 344 "e2e_atomics2.c"
+#line 347 "e2e_atomics2.c"
                     }
                 }
             }
@@ -353,7 +356,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 357 "e2e_atomics2.c"
+#line 360 "e2e_atomics2.c"
             }
         }
     } else {
@@ -366,7 +369,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 370 "e2e_atomics2.c"
+#line 373 "e2e_atomics2.c"
             }
         }
     }

@@ -553,6 +553,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const size_t krt_s0 = krt_clamp_below(4, 0, krt_b->block_dim.x);
         {
             int krt_c = 0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -586,11 +587,12 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         }
         {
             int krt_c = (int)krt_s0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
+#line 595 "e2e_atomics2.cu"
                     const int krt_x = krt_c + krt_j;
-#line 594 "e2e_atomics2.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -651,13 +653,14 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
-#line 655 "e2e_atomics2.cu"
+#line 657 "e2e_atomics2.cu"
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
         {
             int krt_c = 0;
             if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -670,7 +673,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                         *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 674 "e2e_atomics2.cu"
+#line 677 "e2e_atomics2.cu"
                     }
                 }
             }
@@ -683,7 +686,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 687 "e2e_atomics2.cu"
+#line 690 "e2e_atomics2.cu"
             }
         }
     } else {
@@ -696,7 +699,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 700 "e2e_atomics2.cu"
+#line 703 "e2e_atomics2.cu"
             }
         }
     }

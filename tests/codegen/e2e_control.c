@@ -19,7 +19,7 @@ struct flags__frame {
 };
 
 #line 9 "e2e_control.kern"
-static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -139,6 +139,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int krt_c = 0;
             if (x.strides[0] == (int64_t)sizeof(float)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -155,7 +156,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                         *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 159 "e2e_control.c"
+#line 160 "e2e_control.c"
                     }
                 }
             }
@@ -172,7 +173,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 176 "e2e_control.c"
+#line 177 "e2e_control.c"
             }
         }
     } else {
@@ -189,7 +190,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 193 "e2e_control.c"
+#line 194 "e2e_control.c"
             }
         }
     }

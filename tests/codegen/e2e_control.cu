@@ -259,6 +259,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int krt_c = 0;
             if (x.strides[0] == (int64_t)sizeof(float)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -275,7 +276,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                         *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 279 "e2e_control.cu"
+#line 280 "e2e_control.cu"
                     }
                 }
             }
@@ -292,7 +293,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 296 "e2e_control.cu"
+#line 297 "e2e_control.cu"
             }
         }
     } else {
@@ -309,7 +310,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 313 "e2e_control.cu"
+#line 314 "e2e_control.cu"
             }
         }
     }

@@ -196,7 +196,7 @@ struct count_block__frame {
 };
 
 #line 48 "e2e_range_step.kern"
-static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -218,6 +218,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.z = 0;
         {
             int krt_c = 0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
                     const int krt_x = krt_c + krt_j;
@@ -374,7 +375,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 378 "e2e_range_step.c"
+#line 379 "e2e_range_step.c"
 struct count_inlined__frame {
     int krt_state;
     int64_t n;
@@ -550,7 +551,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 554 "e2e_range_step.c"
+#line 555 "e2e_range_step.c"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -570,7 +571,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 574 "e2e_range_step.c"
+#line 575 "e2e_range_step.c"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -582,7 +583,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 586 "e2e_range_step.c"
+#line 587 "e2e_range_step.c"
         }
     }
 }

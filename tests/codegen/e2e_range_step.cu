@@ -666,6 +666,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.z = 0;
         {
             int krt_c = 0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
                     const int krt_x = krt_c + krt_j;
@@ -822,7 +823,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 826 "e2e_range_step.cu"
+#line 827 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
     int64_t n;
@@ -998,7 +999,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 1002 "e2e_range_step.cu"
+#line 1003 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -1018,7 +1019,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 1022 "e2e_range_step.cu"
+#line 1023 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -1030,7 +1031,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 1034 "e2e_range_step.cu"
+#line 1035 "e2e_range_step.cu"
         }
     }
 }

@@ -26,7 +26,7 @@ struct block_sum__frame {
 };
 
 #line 16 "e2e_shared.kern"
-static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -45,6 +45,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const size_t krt_s0 = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         {
             int krt_c = 0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -90,6 +91,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         }
         {
             int krt_c = (int)krt_s0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -211,7 +213,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 215 "e2e_shared.c"
+#line 217 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -361,7 +363,7 @@ static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 365 "e2e_shared.c"
+#line 367 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -416,7 +418,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 420 "e2e_shared.c"
+#line 422 "e2e_shared.c"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -438,7 +440,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
-#line 442 "e2e_shared.c"
+#line 444 "e2e_shared.c"
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
     struct dyn_local__frame *krt_f;
@@ -464,7 +466,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 468 "e2e_shared.c"
+#line 470 "e2e_shared.c"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -497,7 +499,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             KRT_UNROLL
-#line 501 "e2e_shared.c"
+#line 503 "e2e_shared.c"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
@@ -507,7 +509,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 511 "e2e_shared.c"
+#line 513 "e2e_shared.c"
             }
         }
     }

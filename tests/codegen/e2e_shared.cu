@@ -417,6 +417,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const size_t krt_s0 = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         {
             int krt_c = 0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -462,6 +463,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         }
         {
             int krt_c = (int)krt_s0;
+            KRT_UNROLL_CHUNKS
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -583,7 +585,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 587 "e2e_shared.cu"
+#line 589 "e2e_shared.cu"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -733,7 +735,7 @@ static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 737 "e2e_shared.cu"
+#line 739 "e2e_shared.cu"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -788,7 +790,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 792 "e2e_shared.cu"
+#line 794 "e2e_shared.cu"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -810,7 +812,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
-#line 814 "e2e_shared.cu"
+#line 816 "e2e_shared.cu"
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
     struct dyn_local__frame *krt_f;
@@ -836,7 +838,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 840 "e2e_shared.cu"
+#line 842 "e2e_shared.cu"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -869,7 +871,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             KRT_UNROLL
-#line 873 "e2e_shared.cu"
+#line 875 "e2e_shared.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
@@ -879,7 +881,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 883 "e2e_shared.cu"
+#line 885 "e2e_shared.cu"
             }
         }
     }

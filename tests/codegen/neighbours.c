@@ -17,7 +17,7 @@ struct neighbour_sum__frame {
 };
 
 #line 10 "neighbours.kern"
-static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -37,6 +37,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 38 "neighbours.c"
             int krt_c = 0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -66,7 +67,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 70 "neighbours.c"
+#line 71 "neighbours.c"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
                 tx = (int32_t)krt_tid.x;
@@ -85,10 +86,11 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int krt_c = (int)krt_s0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                     KRT_IVDEP
+#line 93 "neighbours.c"
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
-#line 92 "neighbours.c"
                         const int krt_x = krt_c + krt_j;
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
@@ -115,7 +117,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 119 "neighbours.c"
+#line 121 "neighbours.c"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
                 tx = (int32_t)krt_tid.x;
@@ -159,11 +161,12 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         const size_t krt_s0 = krt_clamp_below(0, -1, krt_b->block_dim.x);
         {
-#line 163 "neighbours.c"
+#line 165 "neighbours.c"
             const size_t krt_m0 = krt_s0 > krt_xn ? krt_xn : krt_s0;
             {
                 int krt_c = 0;
                 if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_m0; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -190,7 +193,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             }
 #line 26 "neighbours.kern"
                             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 194 "neighbours.c"
+#line 197 "neighbours.c"
                         }
                     }
                 }
@@ -217,12 +220,13 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
 #line 26 "neighbours.kern"
                     *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 221 "neighbours.c"
+#line 224 "neighbours.c"
                 }
             }
             {
                 int krt_c = (int)krt_m0;
                 if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -249,7 +253,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             }
 #line 26 "neighbours.kern"
                             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 253 "neighbours.c"
+#line 257 "neighbours.c"
                         }
                     }
                 }
@@ -276,7 +280,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
 #line 26 "neighbours.kern"
                     *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 280 "neighbours.c"
+#line 284 "neighbours.c"
                 }
             }
         }
@@ -304,7 +308,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 26 "neighbours.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 308 "neighbours.c"
+#line 312 "neighbours.c"
             }
         }
     }

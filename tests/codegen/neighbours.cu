@@ -121,6 +121,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 122 "neighbours.cu"
             int krt_c = 0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -150,7 +151,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 154 "neighbours.cu"
+#line 155 "neighbours.cu"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
                 tx = (int32_t)krt_tid.x;
@@ -169,10 +170,11 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int krt_c = (int)krt_s0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                     KRT_IVDEP
+#line 177 "neighbours.cu"
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
-#line 176 "neighbours.cu"
                         const int krt_x = krt_c + krt_j;
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
@@ -199,7 +201,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 203 "neighbours.cu"
+#line 205 "neighbours.cu"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
                 tx = (int32_t)krt_tid.x;
@@ -243,11 +245,12 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         const size_t krt_s0 = krt_clamp_below(0, -1, krt_b->block_dim.x);
         {
-#line 247 "neighbours.cu"
+#line 249 "neighbours.cu"
             const size_t krt_m0 = krt_s0 > krt_xn ? krt_xn : krt_s0;
             {
                 int krt_c = 0;
                 if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_m0; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -274,7 +277,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             }
 #line 26 "neighbours.kern"
                             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 278 "neighbours.cu"
+#line 281 "neighbours.cu"
                         }
                     }
                 }
@@ -301,12 +304,13 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
 #line 26 "neighbours.kern"
                     *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 305 "neighbours.cu"
+#line 308 "neighbours.cu"
                 }
             }
             {
                 int krt_c = (int)krt_m0;
                 if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -333,7 +337,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             }
 #line 26 "neighbours.kern"
                             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 337 "neighbours.cu"
+#line 341 "neighbours.cu"
                         }
                     }
                 }
@@ -360,7 +364,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
 #line 26 "neighbours.kern"
                     *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 364 "neighbours.cu"
+#line 368 "neighbours.cu"
                 }
             }
         }
@@ -388,7 +392,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 26 "neighbours.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 392 "neighbours.cu"
+#line 396 "neighbours.cu"
             }
         }
     }

@@ -18,7 +18,7 @@ struct block_sum__frame {
 };
 
 #line 10 "reduce.kern"
-static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -68,6 +68,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             {
 #line 70 "reduce.c"
                 int krt_c = 0;
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -84,7 +85,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
                     krt_t = (size_t)krt_x;
-#line 88 "reduce.c"
+#line 89 "reduce.c"
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
                     int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -96,7 +97,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         } else {
             {
-#line 100 "reduce.c"
+#line 101 "reduce.c"
                 const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
                 KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
                     krt_f = &krt_fr[krt_t];
@@ -114,14 +115,14 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         step = (int64_t)((int32_t)step >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 118 "reduce.c"
+#line 119 "reduce.c"
         krt_f = &krt_fr[krt_t];
         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "reduce.kern"
         if (tx == 0) {
 #line 28 "reduce.kern"
             *(float *)(partial.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partial.strides[0]) = krt_s->s[0];
-#line 125 "reduce.c"
+#line 126 "reduce.c"
         }
     }
 }

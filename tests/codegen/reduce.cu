@@ -170,6 +170,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             {
 #line 172 "reduce.cu"
                 int krt_c = 0;
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -186,7 +187,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_xn; krt_x++) {
                     krt_t = (size_t)krt_x;
-#line 190 "reduce.cu"
+#line 191 "reduce.cu"
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
                     int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -198,7 +199,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         } else {
             {
-#line 202 "reduce.cu"
+#line 203 "reduce.cu"
                 const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
                 KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
                     krt_f = &krt_fr[krt_t];
@@ -216,14 +217,14 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         step = (int64_t)((int32_t)step >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 220 "reduce.cu"
+#line 221 "reduce.cu"
         krt_f = &krt_fr[krt_t];
         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "reduce.kern"
         if (tx == 0) {
 #line 28 "reduce.kern"
             *(float *)(partial.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partial.strides[0]) = krt_s->s[0];
-#line 227 "reduce.cu"
+#line 228 "reduce.cu"
         }
     }
 }

@@ -17,7 +17,7 @@ struct block_scan__frame {
 };
 
 #line 10 "scan.kern"
-static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -38,6 +38,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             int krt_c = 0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
 #line 41 "scan.c"
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -85,13 +86,14 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int krt_c = (int)krt_s0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c + krt_j;
                         krt_t = (size_t)krt_x;
+#line 96 "scan.c"
                         krt_tid.x = (unsigned)krt_x;
-#line 95 "scan.c"
                         krt_f = &krt_fr[krt_t];
                         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
                         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -162,8 +164,9 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
             {
-#line 166 "scan.c"
+#line 168 "scan.c"
                 int krt_c = (int)krt_b->block_dim.x;
+                KRT_UNROLL_CHUNKS
                 for (; krt_c - 8 >= (int)krt_s0; krt_c -= 8) {
                     KRT_CHUNK_LANES(int32_t, krt_cv_v, 8) = {0};
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -186,7 +189,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 190 "scan.c"
+#line 193 "scan.c"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -199,7 +202,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > (int)krt_s0;) {
-#line 203 "scan.c"
+#line 206 "scan.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -222,8 +225,9 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
             {
-#line 226 "scan.c"
+#line 229 "scan.c"
                 int krt_c = (int)krt_s0;
+                KRT_UNROLL_CHUNKS
                 for (; krt_c - 8 >= 0; krt_c -= 8) {
                     KRT_CHUNK_LANES(int32_t, krt_cv_v, 8) = {0};
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -246,7 +250,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 250 "scan.c"
+#line 254 "scan.c"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -259,7 +263,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > 0;) {
-#line 263 "scan.c"
+#line 267 "scan.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -282,7 +286,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
         } else {
-#line 286 "scan.c"
+#line 290 "scan.c"
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
@@ -312,7 +316,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         offset = offset * 2;
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 316 "scan.c"
+#line 320 "scan.c"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -320,6 +324,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int krt_c = 0;
             if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -333,7 +338,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                         *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 337 "scan.c"
+#line 342 "scan.c"
                     }
                 }
             }
@@ -347,7 +352,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 351 "scan.c"
+#line 356 "scan.c"
             }
         }
     } else {
@@ -361,7 +366,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 365 "scan.c"
+#line 370 "scan.c"
             }
         }
     }

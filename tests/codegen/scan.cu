@@ -140,6 +140,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             int krt_c = 0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
 #line 143 "scan.cu"
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -187,13 +188,14 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int krt_c = (int)krt_s0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c + krt_j;
                         krt_t = (size_t)krt_x;
+#line 198 "scan.cu"
                         krt_tid.x = (unsigned)krt_x;
-#line 197 "scan.cu"
                         krt_f = &krt_fr[krt_t];
                         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
                         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -264,8 +266,9 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
             {
-#line 268 "scan.cu"
+#line 270 "scan.cu"
                 int krt_c = (int)krt_b->block_dim.x;
+                KRT_UNROLL_CHUNKS
                 for (; krt_c - 8 >= (int)krt_s0; krt_c -= 8) {
                     KRT_CHUNK_LANES(int32_t, krt_cv_v, 8) = {0};
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -288,7 +291,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 292 "scan.cu"
+#line 295 "scan.cu"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -301,7 +304,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > (int)krt_s0;) {
-#line 305 "scan.cu"
+#line 308 "scan.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -324,8 +327,9 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
             {
-#line 328 "scan.cu"
+#line 331 "scan.cu"
                 int krt_c = (int)krt_s0;
+                KRT_UNROLL_CHUNKS
                 for (; krt_c - 8 >= 0; krt_c -= 8) {
                     KRT_CHUNK_LANES(int32_t, krt_cv_v, 8) = {0};
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -348,7 +352,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 352 "scan.cu"
+#line 356 "scan.cu"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -361,7 +365,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > 0;) {
-#line 365 "scan.cu"
+#line 369 "scan.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -384,7 +388,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
         } else {
-#line 388 "scan.cu"
+#line 392 "scan.cu"
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
@@ -414,7 +418,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         offset = offset * 2;
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 418 "scan.cu"
+#line 422 "scan.cu"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -422,6 +426,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int krt_c = 0;
             if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -435,7 +440,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                         *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 439 "scan.cu"
+#line 444 "scan.cu"
                     }
                 }
             }
@@ -449,7 +454,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 453 "scan.cu"
+#line 458 "scan.cu"
             }
         }
     } else {
@@ -463,7 +468,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 467 "scan.cu"
+#line 472 "scan.cu"
             }
         }
     }

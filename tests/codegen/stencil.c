@@ -21,7 +21,7 @@ struct stencil1d__frame {
 };
 
 #line 12 "stencil.kern"
-static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -46,6 +46,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             {
                 int krt_c = 0;
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_m1; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -54,6 +55,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             krt_tid.x = (unsigned)krt_x;
                             krt_f = &krt_fr[krt_t];
                             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 59 "stencil.c"
                             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
                             tx = (int32_t)krt_tid.x;
@@ -90,7 +92,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
-#line 94 "stencil.c"
+#line 96 "stencil.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -131,8 +133,9 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
             {
                 int krt_c = (int)krt_m1;
-#line 135 "stencil.c"
+#line 137 "stencil.c"
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -177,7 +180,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
-#line 181 "stencil.c"
+#line 184 "stencil.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -218,11 +221,12 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
         {
-#line 222 "stencil.c"
+#line 225 "stencil.c"
             const size_t krt_m1 = krt_s1 < krt_s0 ? krt_s0 : krt_s1;
             {
                 int krt_c = (int)krt_s0;
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_m1; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -267,7 +271,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
-#line 271 "stencil.c"
+#line 275 "stencil.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -308,8 +312,9 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
             {
                 int krt_c = (int)krt_m1;
-#line 312 "stencil.c"
+#line 316 "stencil.c"
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -354,7 +359,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-#line 358 "stencil.c"
+#line 363 "stencil.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -395,7 +400,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     } else {
-#line 399 "stencil.c"
+#line 404 "stencil.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -440,10 +445,11 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(n, (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-#line 444 "stencil.c"
+#line 449 "stencil.c"
         {
             int krt_c = 0;
             if (out.strides[0] == (int64_t)sizeof(float)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -466,7 +472,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         krt_it1 = (-3);
                         krt_stop2 = (3 + 1);
                         krt_step3 = 1;
-#line 470 "stencil.c"
+#line 476 "stencil.c"
                         KRT_UNROLL
                         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                             k = krt_it1;
@@ -475,7 +481,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         }
 #line 36 "stencil.kern"
                         *(float *)(out.data + i * out.strides[0]) = s;
-#line 479 "stencil.c"
+#line 485 "stencil.c"
                     }
                 }
             }
@@ -498,7 +504,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 502 "stencil.c"
+#line 508 "stencil.c"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -507,7 +513,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 511 "stencil.c"
+#line 517 "stencil.c"
             }
         }
     } else {
@@ -530,7 +536,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 534 "stencil.c"
+#line 540 "stencil.c"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -539,7 +545,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 543 "stencil.c"
+#line 549 "stencil.c"
             }
         }
     }

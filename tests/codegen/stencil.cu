@@ -182,6 +182,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             {
                 int krt_c = 0;
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_m1; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -190,6 +191,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             krt_tid.x = (unsigned)krt_x;
                             krt_f = &krt_fr[krt_t];
                             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 195 "stencil.cu"
                             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
                             tx = (int32_t)krt_tid.x;
@@ -226,7 +228,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
-#line 230 "stencil.cu"
+#line 232 "stencil.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -267,8 +269,9 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
             {
                 int krt_c = (int)krt_m1;
-#line 271 "stencil.cu"
+#line 273 "stencil.cu"
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -313,7 +316,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
-#line 317 "stencil.cu"
+#line 320 "stencil.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -354,11 +357,12 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
         {
-#line 358 "stencil.cu"
+#line 361 "stencil.cu"
             const size_t krt_m1 = krt_s1 < krt_s0 ? krt_s0 : krt_s1;
             {
                 int krt_c = (int)krt_s0;
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_m1; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -403,7 +407,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
-#line 407 "stencil.cu"
+#line 411 "stencil.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -444,8 +448,9 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
             {
                 int krt_c = (int)krt_m1;
-#line 448 "stencil.cu"
+#line 452 "stencil.cu"
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
+                    KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                         KRT_IVDEP
                         for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -490,7 +495,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-#line 494 "stencil.cu"
+#line 499 "stencil.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -531,7 +536,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     } else {
-#line 535 "stencil.cu"
+#line 540 "stencil.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -576,10 +581,11 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(n, (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-#line 580 "stencil.cu"
+#line 585 "stencil.cu"
         {
             int krt_c = 0;
             if (out.strides[0] == (int64_t)sizeof(float)) {
+                KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_xn; krt_c += 8) {
                     KRT_IVDEP
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
@@ -602,7 +608,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         krt_it1 = (-3);
                         krt_stop2 = (3 + 1);
                         krt_step3 = 1;
-#line 606 "stencil.cu"
+#line 612 "stencil.cu"
                         KRT_UNROLL
                         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                             k = krt_it1;
@@ -611,7 +617,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         }
 #line 36 "stencil.kern"
                         *(float *)(out.data + i * out.strides[0]) = s;
-#line 615 "stencil.cu"
+#line 621 "stencil.cu"
                     }
                 }
             }
@@ -634,7 +640,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 638 "stencil.cu"
+#line 644 "stencil.cu"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -643,7 +649,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 647 "stencil.cu"
+#line 653 "stencil.cu"
             }
         }
     } else {
@@ -666,7 +672,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 670 "stencil.cu"
+#line 676 "stencil.cu"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -675,7 +681,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 679 "stencil.cu"
+#line 685 "stencil.cu"
             }
         }
     }
