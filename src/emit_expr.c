@@ -228,6 +228,23 @@ void walk_tuples(Emitter *E, Node *n)
     node_walk(n, tuple_use, E);
 }
 
+void program_tuples(Program *p)
+{
+    Emitter E = {0};
+    for (int i = 0; i < p->nfuncs; i++) {
+        Func *f = p->funcs[i];
+        for (int k = 0; k < f->nparams; k++)
+            note_tuple(&E, f->params[k]->type);
+        for (int k = 0; k < f->nlocals; k++)
+            note_tuple(&E, f->locals[k]->type);
+        note_tuple(&E, f->ret);
+        for (int k = 0; k < f->def->body.len; k++)
+            walk_tuples(&E, f->def->body.items[k]);
+    }
+    p->tuples = E.tuples;
+    p->tuples_done = true;
+}
+
 static void mark_read(Emitter *E, Var *v)
 {
     if (v->kind == VAR_PARAM) {

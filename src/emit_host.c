@@ -547,20 +547,17 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
     for (int i = 0; i < p->nfuncs && !p->named; i++)
         name_vars(p->funcs[i]);
     p->named = true;
+    if (code && !p->tuples_done)
+        program_tuples(p);
+    for (int i = 0; code && i < p->tuples.len; i++)
+        vec_push(&E->tuples, p->tuples.items[i]);   /* a copy: printing may add */
     for (int i = 0; i < p->nfuncs && code; i++) {
         Func *f = p->funcs[i];
-        for (int k = 0; k < f->nparams; k++)
-            note_tuple(E, f->params[k]->type);
-        for (int k = 0; k < f->nlocals; k++)
-            note_tuple(E, f->locals[k]->type);
-        note_tuple(E, f->ret);
         for (int k = 0; k < f->nparams; k++)   /* rec */
             record_collect(&E->records, f->params[k]->type);
         for (int k = 0; k < f->nlocals; k++)
             record_collect(&E->records, f->locals[k]->type);
         record_collect(&E->records, f->ret);
-        for (int k = 0; k < f->def->body.len; k++)
-            walk_tuples(E, f->def->body.items[k]);
     }
 }
 

@@ -1242,6 +1242,8 @@ typedef struct Program {
     int nufuncs;
     bool named;            /* emit: the variables have their C names */
     uint64_t src_hash;     /* str_hash of src's text (emit_module_symbol) */
+    PtrVec tuples;         /* program_tuples: the tuple types in declaration order */
+    bool tuples_done;
 } Program;
 
 /* ------------------------------------------------------------------ */
@@ -1527,6 +1529,9 @@ void range_i32_end(void);
 void emit_cuda(StrBuf *out, Program *p, const Options *opt);
 void emit_c(StrBuf *out, Program *p, const Options *opt);
 void emit_header(StrBuf *out, Program *p, const Options *opt);
+/* The tuple types the code declares, in its order, into p->tuples (a walk
+ * of every body: translate.c runs it beside the range pass) */
+void program_tuples(Program *p);
 /* emit_cuda.c (issue 11): the nvcc flags the kernels' options ask for
  * ("-lineinfo" for lineinfo=True), "" if none; a static string.  `kernc
  * --print-nvcc-flags` prints them and `kernc run --backend cuda` adds them. */

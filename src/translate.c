@@ -267,6 +267,8 @@ Program *translate(Source *src, const Options *opt)
     bool threaded = second_core(src->len, RANGE_THREAD_MIN) &&
                     pthread_create(&thread, NULL, range_main, &job) == 0;
     check_program(prog, opt);
+    if (error_count() == 0)
+        program_tuples(prog);   /* beside range too: it reads the types range leaves alone */
     time_pass(opt, "check");
     if (threaded) {
         pthread_join(thread, NULL);
