@@ -109,7 +109,6 @@ void layout_unclosed(ParseState *ps);
 }
 
 %code {
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -997,8 +996,8 @@ static Node *parse_part(const Source *src, size_t from, size_t to, int first_lin
 }
 
 /* speed (issue 7): a big file parsed in two halves at once, the second on
- * a thread of its own (its nodes in arena chunks of its own, its formats
- * uncached: util.c's arena_thread_begin), where a core is idle.  The
+ * a side thread of its own (util.c's side_start: its nodes in arena chunks
+ * of its own), where a core is idle.  The
  * halves meet at a line that starts a top-level def or decorator after an
  * empty line, past the middle: the layout filter is at indentation 0
  * there, and a statement is complete, unless the line is inside a string
@@ -1017,7 +1016,6 @@ typedef struct Part {
     Node *module;
     bool visited;          /* parsed, checked and visited */
     const Node *deep;      /* too deep: the node to report */
-    struct ArenaChunk *chunks;
 } Part;
 
 /* A part parsed, then its depth checked and fn called on its nodes */
@@ -1029,13 +1027,10 @@ static void part_parse(Part *p, size_t to)
     p->visited = p->module != NULL;
 }
 
-static void *part_main(void *arg)
+static void part_main(void *arg)
 {
     Part *p = arg;
-    arena_thread_begin();
     part_parse(p, p->src->len);
-    p->chunks = arena_thread_end();
-    return NULL;
 }
 
 /* The split: the offset of a line past the middle that starts with '@',
@@ -1066,15 +1061,13 @@ static bool split_point(const Source *src, size_t *at, int *line)
  * half's part, visited or not) */
 static bool parse_halves(Source *src, Part *first, void *ctx2)
 {
-    Part second = {src, 0, 0, first->fn, ctx2, NULL, false, NULL, NULL};
-    pthread_t thread;
-    if (!ctx2 || !second_core((long)src->len, PARSE_SPLIT_MIN) ||
-        !split_point(src, &second.from, &second.first_line) ||
-        pthread_create(&thread, NULL, part_main, &second) != 0)
+    Part second = {src, 0, 0, first->fn, ctx2, NULL, false, NULL};
+    SideThread thread;
+    if (!ctx2 || !split_point(src, &second.from, &second.first_line) ||
+        !side_start(&thread, (long)src->len, PARSE_SPLIT_MIN, part_main, &second))
         return false;
     part_parse(first, second.from);
-    pthread_join(thread, NULL);
-    arena_join(second.chunks);
+    side_join(&thread);
     if (!first->visited || !second.visited)
         return false;
     for (int i = 0; i < second.module->body.len; i++)
@@ -1086,7 +1079,7 @@ static bool parse_halves(Source *src, Part *first, void *ctx2)
 
 Node *parse_fast(Source *src, NodeVisitFn *fn, void *ctx, void *ctx2, const Node **deep)
 {
-    Part whole = {src, 0, 1, fn, ctx, NULL, false, NULL, NULL};
+    Part whole = {src, 0, 1, fn, ctx, NULL, false, NULL};
     if (src->len == 0 || !parse_halves(src, &whole, ctx2))
         part_parse(&whole, src->len);
     *deep = whole.deep;

@@ -114,42 +114,20 @@ static const char *launcher_proto(const Func *f, const char *suffix)
     return sb_take(&b);
 }
 
-/* A set of functions, open addressing: emit_descriptor asks once per
- * kernel whether it is in shared_structs or i32_kernels (speed: a scan of
- * the lists was quadratic, 11 million compares each at 3,300 kernels) */
-typedef struct FuncSet {
-    const Func **keys;
-    size_t mask;
-} FuncSet;
-
-static size_t fset_slot(const FuncSet *s, const Func *f)
-{
-    size_t h = (size_t)(((uintptr_t)f >> 4) * UINT64_C(0x9e3779b97f4a7c15)) & s->mask;
-    while (s->keys[h] && s->keys[h] != f)
-        h = (h + 1) & s->mask;
-    return h;
-}
-
-static FuncSet fset_of(const PtrVec *v)
-{
-    size_t cap = 16;
-    while (cap < 2 * (size_t)v->len)
-        cap *= 2;
-    FuncSet s = {arena_alloc(sizeof *s.keys * cap), cap - 1};
-    for (int i = 0; i < v->len; i++)
-        s.keys[fset_slot(&s, v->items[i])] = v->items[i];
-    return s;
-}
-
-static bool fset_has(const FuncSet *s, const Func *f)
-{
-    return s->keys[fset_slot(s, f)] == f;
-}
-
-/* The kernels with a shared-memory struct and with a 32-bit variant */
+/* The kernels with a shared-memory struct and with a 32-bit variant, as
+ * sets: emit_descriptor asks once per kernel (speed: a scan of the lists
+ * was quadratic, 11 million compares each at 3,300 kernels) */
 typedef struct DescSets {
-    FuncSet shared, i32;
+    PtrMap shared, i32;
 } DescSets;
+
+static PtrMap set_of(const PtrVec *v)
+{
+    PtrMap m = {0};
+    for (int i = 0; i < v->len; i++)
+        ptrmap_put(&m, v->items[i], 1);
+    return m;
+}
 
 static void emit_descriptor(Emitter *E, const DescSets *sets, Func *f, bool with_cuda, bool with_cpu)
 {
@@ -182,12 +160,12 @@ static void emit_descriptor(Emitter *E, const DescSets *sets, Func *f, bool with
          f->nparams, f->nparams > 0 ? arena_printf("%s__params", name) : "NULL");
     outf(E, "    %s, %s,", with_cpu ? arena_printf("%s__cpu", name) : "NULL",
          with_cuda ? arena_printf("(const void *)%s", name) : "NULL");
-    bool shared = fset_has(&sets->shared, f);
+    bool shared = ptrmap_get(&sets->shared, f) > 0;
     outf(E, "    %s, %s,",
          with_cpu && shared ? arena_printf("sizeof(struct %s__shared)", name) : "0",
          with_cpu && frame ? arena_printf("sizeof(struct %s__frame)", name) : "0");
     /* the 32-bit variant (issue 11; emit_cuda.c), when there is one */
-    bool v32 = with_cuda && fset_has(&sets->i32, f);
+    bool v32 = with_cuda && ptrmap_get(&sets->i32, f) > 0;
     /* debug=True: the runtime reads the file's krt_exception after a launch */
     const char *exc = with_cuda && (f->opt.debug || (E->opt && E->opt->debug))
                           ? arena_printf("(void *)&krt_exception_%s", E->modsym)
@@ -819,8 +797,7 @@ static void split_start(Emitter *E, CpuHalf *h, int lines)
     S->shm = NULL;
     if (!wanted || !E->opt || !E->opt->may_fork || S->mid >= S->n || pipe(fds) != 0)
         return;
-    const char *test = getenv("KERNC_TEST_SPLIT");   /* =2: the pipe, as without the mapping */
-    if (!test || strcmp(test, "2") != 0)
+    if (test_split() != 2)   /* KERNC_TEST_SPLIT=2: the pipe, as without the mapping */
         S->shm = mmap(NULL, SPLIT_SHM, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (S->shm == MAP_FAILED)
@@ -953,7 +930,7 @@ static void emit_cpu_half(Emitter *E, CpuHalf *h, bool cuda)
     outf(E, "/* ---- kernel descriptors and launchers ---- */");
     outf(E, "%s", "");
     int nk = 0;
-    DescSets sets = {fset_of(&E->shared_structs), fset_of(&E->i32_kernels)};
+    DescSets sets = {set_of(&E->shared_structs), set_of(&E->i32_kernels)};
     for (int i = 0; i < p->nfuncs; i++)
         if (p->funcs[i]->is_kernel) {
             emit_descriptor(E, &sets, p->funcs[i], cuda, cpu_ok[i]);
@@ -973,7 +950,7 @@ static void emit_cpu_half(Emitter *E, CpuHalf *h, bool cuda)
         outf(E, "KRT_EXTERN_C const krt_kernel *const krt_i32_%s[] = {", mod);
         for (int i = 0; i < p->nfuncs; i++) {
             Func *f = p->funcs[i];
-            bool v32 = f->is_kernel && fset_has(&sets.i32, f);
+            bool v32 = f->is_kernel && ptrmap_get(&sets.i32, f) > 0;
             if (f->is_kernel)
                 outf(E, v32 ? "    &%s__kernel_i32," : "    NULL,", fn_cname(f));
         }

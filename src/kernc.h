@@ -21,6 +21,7 @@
 #ifndef KERNC_H
 #define KERNC_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,13 +42,20 @@ char *arena_strndup(const char *s, size_t n);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void arena_free_all(void);
 size_t mapped_bytes(void);                 /* mapped by the arena and big buffers so far */
-/* A second thread's allocations (grammar/parser.y's parallel parse): begin
- * in the thread, end there (its chunks), join them in the main thread */
-struct ArenaChunk;
-void arena_thread_begin(void);
-struct ArenaChunk *arena_thread_end(void);
-void arena_join(struct ArenaChunk *chunks);
 bool second_core(long size, long min);     /* a second core for this work (KERNC_TEST_SPLIT) */
+int test_split(void);                      /* KERNC_TEST_SPLIT: 0, 1, 2; -1 unset */
+/* Work of this size on a side thread where second_core says so (false: not
+ * started, the caller does it): fn(arg) allocates from chunks of its own,
+ * which side_join adds to the arena; its formats skip the main thread's
+ * cache.  grammar/parser.y's second half, translate.c's range and header. */
+typedef struct SideThread {
+    pthread_t thread;
+    void (*fn)(void *);
+    void *arg;
+    struct ArenaChunk *chunks;
+} SideThread;
+bool side_start(SideThread *t, long size, long min, void (*fn)(void *), void *arg);
+void side_join(SideThread *t);
 
 /* Scratch memory for tree nodes that a pass builds and throws away: the
  * quiet passes of type.c's fixed point lower a whole body only to learn
@@ -81,6 +89,16 @@ typedef struct PtrVec {
     int len, cap;
 } PtrVec;
 void vec_push(PtrVec *v, void *p);
+
+/* Pointer -> int, open addressing, grows; the arena owns its storage
+ * (ssa.c's nodes, emit_host.c's kernel sets, type.c's statement memo) */
+typedef struct PtrMap {
+    const void **keys;
+    int *vals;
+    size_t cap, len;
+} PtrMap;
+int ptrmap_get(const PtrMap *m, const void *k);   /* -1: absent */
+void ptrmap_put(PtrMap *m, const void *k, int v);
 
 /* Growable string buffer (malloc'd; used by the emitter). */
 typedef struct StrBuf {

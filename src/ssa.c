@@ -32,53 +32,6 @@ typedef struct DefSet {
     const int *d;
 } DefSet;
 
-/* Pointer -> index, open addressing, grows. */
-typedef struct PtrMap {
-    const void **keys;
-    int *vals;
-    size_t cap, len;
-} PtrMap;
-
-static size_t ptr_hash(const void *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (size_t)x;
-}
-
-static int map_get(const PtrMap *m, const void *k)
-{
-    if (!m->cap)
-        return -1;
-    for (size_t h = ptr_hash(k) & (m->cap - 1); m->keys[h]; h = (h + 1) & (m->cap - 1))
-        if (m->keys[h] == k)
-            return m->vals[h];
-    return -1;
-}
-
-static void map_put(PtrMap *m, const void *k, int v)
-{
-    if (2 * (m->len + 1) > m->cap) {
-        PtrMap n = {0};
-        n.cap = m->cap ? 2 * m->cap : 64;
-        n.keys = arena_alloc(sizeof *n.keys * n.cap);
-        n.vals = arena_alloc(sizeof *n.vals * n.cap);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i])
-                map_put(&n, m->keys[i], m->vals[i]);
-        *m = n;
-    }
-    size_t h = ptr_hash(k) & (m->cap - 1);
-    while (m->keys[h] && m->keys[h] != k)
-        h = (h + 1) & (m->cap - 1);
-    if (!m->keys[h])
-        m->len++;
-    m->keys[h] = k;
-    m->vals[h] = v;
-}
-
 typedef struct Webs {
     PtrVec defs;          /* E_NAME definition nodes (N_PARAM for parameters) */
     PtrVec uses;          /* E_NAME use nodes */
@@ -213,11 +166,11 @@ static void webs_use(Webs *w, Node *e, DefSet *st)
         int first = r.n ? r.d[0] : -1;
         for (int k = 1; k < r.n; k++)
             w->parent[webs_find(w, r.d[k])] = webs_find(w, first);
-        int u = map_get(&w->use_of, e);
+        int u = ptrmap_get(&w->use_of, e);
         if (u < 0) {
             u = w->uses.len;
             vec_push(&w->uses, e);
-            map_put(&w->use_of, e, u);
+            ptrmap_put(&w->use_of, e, u);
             if (u >= w->nuse_cap) {
                 int cap = w->nuse_cap ? 2 * w->nuse_cap : 64;
                 int *nu = arena_alloc(sizeof *nu * (size_t)cap);
@@ -257,13 +210,13 @@ static void webs_def(Webs *w, Node *t, DefSet *st)
         return;
     }
     if (w->collecting) {
-        if (map_get(&w->def_of, t) < 0) {
-            map_put(&w->def_of, t, w->defs.len);
+        if (ptrmap_get(&w->def_of, t) < 0) {
+            ptrmap_put(&w->def_of, t, w->defs.len);
             vec_push(&w->defs, t);
         }
         return;
     }
-    int id = map_get(&w->def_of, t);
+    int id = ptrmap_get(&w->def_of, t);
     int *one = arena_alloc(sizeof *one);
     *one = id;
     st[w->nid[id]] = (DefSet){1, one};
@@ -383,7 +336,7 @@ void ssa_split(Node *def, SsaPinned *is_pinned, void *ctx)
     ssa_pinned(&def->body, is_pinned, ctx, &pinned);
     Webs w = {0};
     for (int i = 0; i < def->params.len; i++) {
-        map_put(&w.def_of, def->params.items[i], w.defs.len);
+        ptrmap_put(&w.def_of, def->params.items[i], w.defs.len);
         vec_push(&w.defs, def->params.items[i]);
     }
     w.collecting = true;

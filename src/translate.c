@@ -14,7 +14,6 @@
  */
 #include "kernc.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -222,18 +221,9 @@ static Program *analyze(Node *module, const NameSet *read, const Options *opt)
  * start */
 enum { RANGE_THREAD_MIN = 128 << 10 };
 
-typedef struct RangeJob {
-    Program *prog;
-    struct ArenaChunk *chunks;
-} RangeJob;
-
-static void *range_main(void *arg)
+static void range_side(void *prog)
 {
-    RangeJob *job = arg;
-    arena_thread_begin();
-    range_program(job->prog);
-    job->chunks = arena_thread_end();
-    return NULL;
+    range_program(prog);
 }
 
 Program *translate(Source *src, const Options *opt)
@@ -262,17 +252,14 @@ Program *translate(Source *src, const Options *opt)
      * check.c looks for errors, where a core is idle: neither writes what
      * the other reads (check reads the tree and reports; range writes the
      * nodes' intervals and reports nothing) */
-    RangeJob job = {prog, NULL};
-    pthread_t thread;
-    bool threaded = second_core(src->len, RANGE_THREAD_MIN) &&
-                    pthread_create(&thread, NULL, range_main, &job) == 0;
+    SideThread thread;
+    bool threaded = side_start(&thread, (long)src->len, RANGE_THREAD_MIN, range_side, prog);
     check_program(prog, opt);
     if (error_count() == 0)
         program_tuples(prog);   /* beside range too: it reads the types range leaves alone */
     time_pass(opt, "check");
     if (threaded) {
-        pthread_join(thread, NULL);
-        arena_join(job.chunks);
+        side_join(&thread);
     } else if (error_count() == 0) {
         range_program(prog);
     }
@@ -353,16 +340,12 @@ typedef struct HeaderJob {
     Program *prog;
     const Options *opt;
     StrBuf *header;
-    struct ArenaChunk *chunks;
 } HeaderJob;
 
-static void *header_main(void *arg)
+static void header_side(void *arg)
 {
     HeaderJob *job = arg;
-    arena_thread_begin();
     emit_header(job->header, job->prog, job->opt);
-    job->chunks = arena_thread_end();
-    return NULL;
 }
 
 bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header)
@@ -372,18 +355,17 @@ bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header
     else if (code)
         emit_cuda(code, p, opt);
     time_pass(opt, opt->target_c ? "lower+emit C" : "emit CUDA");
-    HeaderJob job = {p, opt, header, NULL};
-    pthread_t thread;
-    bool threaded = header && code && p->src && second_core((long)p->src->len, RANGE_THREAD_MIN) &&
-                    pthread_create(&thread, NULL, header_main, &job) == 0;
+    HeaderJob job = {p, opt, header};
+    SideThread thread;
+    bool threaded = header && code && p->src &&
+                    side_start(&thread, (long)p->src->len, RANGE_THREAD_MIN, header_side, &job);
     if (code && p->src) {
         const char *out = !opt->output || strcmp(opt->output, "-") == 0 ? "<stdout>" : opt->output;
         own_line_directives(code, count_lines(p->src->text, p->src->len), c_string(out));
     }
     time_pass(opt, "#line");
     if (threaded) {
-        pthread_join(thread, NULL);
-        arena_join(job.chunks);
+        side_join(&thread);
     } else if (header) {
         emit_header(header, p, opt);
     }

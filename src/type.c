@@ -2018,46 +2018,6 @@ static void hoist_in(Ctx *c, Node **slot, bool top, NodeList *out)
     *slot = val;
 }
 
-static size_t hoist_slot(const Ctx *c, const Node *s)
-{
-    size_t h = (size_t)(((uintptr_t)s >> 4) * UINT64_C(0x9e3779b97f4a7c15)) & (c->hoist_cap - 1);
-    while (c->hoist_keys[h] && c->hoist_keys[h] != s)
-        h = (h + 1) & (c->hoist_cap - 1);
-    return h;
-}
-
-/* speed (issue 7): whether statement s has a nested collective, as an
- * earlier pass over the same body found (0: not known).  Only the body's
- * own statements are kept: a scratch node's address comes back in the next
- * pass as another node. */
-static int hoist_known(const Ctx *c, const Node *s)
-{
-    return c->hoist_cap ? c->hoist_vals[hoist_slot(c, s)] : 0;
-}
-
-static void hoist_keep(Ctx *c, const Node *s, bool any)
-{
-    if (c->hoist_local || scratch_holds(s))
-        return;
-    if (2 * (c->hoist_len + 1) > c->hoist_cap) {
-        Ctx old = *c;
-        c->hoist_cap = old.hoist_cap ? 2 * old.hoist_cap : 64;
-        c->hoist_keys = arena_alloc(sizeof *c->hoist_keys * c->hoist_cap);
-        c->hoist_vals = arena_alloc(c->hoist_cap);
-        for (size_t i = 0; i < old.hoist_cap; i++)
-            if (old.hoist_keys[i]) {
-                size_t h = hoist_slot(c, old.hoist_keys[i]);
-                c->hoist_keys[h] = old.hoist_keys[i];
-                c->hoist_vals[h] = old.hoist_vals[i];
-            }
-    }
-    size_t h = hoist_slot(c, s);
-    if (!c->hoist_keys[h])
-        c->hoist_len++;
-    c->hoist_keys[h] = s;
-    c->hoist_vals[h] = any ? 2 : 1;
-}
-
 /* The copy of statement s with its nested collectives hoisted into out, or
  * s itself when it has none. */
 static Node *hoist_collectives(Ctx *c, Node *s, NodeList *out)
@@ -2070,9 +2030,12 @@ static Node *hoist_collectives(Ctx *c, Node *s, NodeList *out)
     case S_IF: top = &s->cond; top_ok = false; break;
     default: return s;
     }
-    int known = hoist_known(c, s);
-    bool any = known == 2;
-    if (!known) {
+    /* speed (issue 7): the answer of an earlier pass over the same body;
+     * only the body's own statements are kept (a scratch node's address
+     * comes back in the next pass as another node) */
+    int known = ptrmap_get(&c->hoisted, s);
+    bool any = known > 0;
+    if (known < 0) {
         c->hoist_local = false;
         any = has_nested_collective(c, *top, top_ok);
         if (s->kind == S_ASSIGN)
@@ -2080,7 +2043,8 @@ static Node *hoist_collectives(Ctx *c, Node *s, NodeList *out)
                 any |= has_nested_collective(c, s->args.items[i], false);
         if (s->kind == S_AUGASSIGN)
             any |= has_nested_collective(c, s->rhs, true);
-        hoist_keep(c, s, any);
+        if (!c->hoist_local && !scratch_holds(s))
+            ptrmap_put(&c->hoisted, s, any);
     }
     if (!any)
         return s;

@@ -38,10 +38,8 @@ typedef struct Ctx {
     PtrVec unroll;          /* py: literal_unroll's per-element loop variables
                                (Node *stmt, Var * per element, in pairs) */
     /* speed (issue 7): hoist_collectives' answer for each statement of the
-     * body, kept across the passes (open addressing; 1 none, 2 some) */
-    const Node **hoist_keys;
-    unsigned char *hoist_vals;
-    size_t hoist_cap, hoist_len;
+     * body, kept across the passes (0 none, 1 some) */
+    PtrMap hoisted;
     bool hoist_local;       /* a call's callee named a local: not kept */
 } Ctx;
 

@@ -3,9 +3,9 @@
  *
  * One translation allocates everything (AST, types, variables, strings)
  * from a single arena that is freed at once, as QBE does: passes never free
- * individual objects, so there is no ownership to track.  A second thread
- * (the parser's second half, the range pass) allocates from chunks of its
- * own, which join the arena when it is done (arena_join).  StrBuf is the one
+ * individual objects, so there is no ownership to track.  A side thread
+ * (side_start: the parser's second half, the range pass, the header)
+ * allocates from chunks of its own, which join the arena when it is done.  StrBuf is the one
  * malloc'd exception: the emitter's output can be large and is handed to
  * the driver, which writes and frees it.  die() is for internal bugs only;
  * user errors go through diag.c.
@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -51,11 +52,10 @@ typedef struct ArenaChunk {
 
 enum { ARENA_CHUNK = 4 << 20, HUGE_PAGE = 2 << 20 };
 
-/* Each thread allocates from a chain of its own (grammar/parser.y's
- * second half of a big file's parse, translate.c's range pass), which
- * arena_join hands to the main thread's when the thread is done. */
+/* Each thread allocates from a chain of its own, which side_join hands to
+ * the main thread's when a side thread is done (arena_join). */
 static _Thread_local ArenaChunk *arena_head;
-static _Thread_local bool fmt_uncached;   /* a second thread: vsnprintf's, not format_into's
+static _Thread_local bool fmt_uncached;   /* a side thread: vsnprintf's, not format_into's
                                              cache (the main thread's) */
 
 /* n rounded up to whole huge pages */
@@ -125,19 +125,7 @@ void *arena_alloc(size_t n)
     return p;
 }
 
-void arena_thread_begin(void)
-{
-    fmt_uncached = true;
-}
-
-struct ArenaChunk *arena_thread_end(void)
-{
-    ArenaChunk *c = arena_head;
-    arena_head = NULL;
-    return c;
-}
-
-void arena_join(struct ArenaChunk *chunks)
+static void arena_join(ArenaChunk *chunks)
 {
     if (!chunks)
         return;
@@ -530,18 +518,41 @@ static bool spare_core(void)
     return getloadavg(&load, 1) == 1 && load < (double)(ncpu - 1);
 }
 
-/* speed (issue 7): work of this size is worth a second thread or process
- * (from min on, where a core is idle); KERNC_TEST_SPLIT=1 (the tests) says
- * yes at every size and load (=2 too, and emit_host.c's helper sends its
- * text down the pipe), =0 no */
-bool second_core(long size, long min)
+int test_split(void)
 {
     const char *env = getenv("KERNC_TEST_SPLIT");
-    if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0))
-        return true;
-    if (env && strcmp(env, "0") == 0)
-        return false;
-    return size >= min && spare_core();
+    return env && env[0] >= '0' && env[0] <= '2' && !env[1] ? env[0] - '0' : -1;
+}
+
+/* speed (issue 7): work of this size is worth a second thread or process
+ * (from min on, where a core is idle); KERNC_TEST_SPLIT=1 or 2 (the tests)
+ * says yes at every size and load, =0 no */
+bool second_core(long size, long min)
+{
+    int test = test_split();
+    return test > 0 || (test < 0 && size >= min && spare_core());
+}
+
+static void *side_main(void *arg)
+{
+    SideThread *t = arg;
+    fmt_uncached = true;
+    t->fn(t->arg);
+    t->chunks = arena_head;   /* for arena_join; this thread's are done */
+    arena_head = NULL;
+    return NULL;
+}
+
+bool side_start(SideThread *t, long size, long min, void (*fn)(void *), void *arg)
+{
+    *t = (SideThread){.fn = fn, .arg = arg};
+    return second_core(size, min) && pthread_create(&t->thread, NULL, side_main, t) == 0;
+}
+
+void side_join(SideThread *t)
+{
+    pthread_join(t->thread, NULL);
+    arena_join(t->chunks);
 }
 
 _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
@@ -554,6 +565,46 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     abort();
+}
+
+static size_t ptr_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+int ptrmap_get(const PtrMap *m, const void *k)
+{
+    if (!m->cap)
+        return -1;
+    for (size_t h = ptr_hash(k) & (m->cap - 1); m->keys[h]; h = (h + 1) & (m->cap - 1))
+        if (m->keys[h] == k)
+            return m->vals[h];
+    return -1;
+}
+
+void ptrmap_put(PtrMap *m, const void *k, int v)
+{
+    if (2 * (m->len + 1) > m->cap) {
+        PtrMap n = {0};
+        n.cap = m->cap ? 2 * m->cap : 64;
+        n.keys = arena_alloc(sizeof *n.keys * n.cap);
+        n.vals = arena_alloc(sizeof *n.vals * n.cap);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i])
+                ptrmap_put(&n, m->keys[i], m->vals[i]);
+        *m = n;
+    }
+    size_t h = ptr_hash(k) & (m->cap - 1);
+    while (m->keys[h] && m->keys[h] != k)
+        h = (h + 1) & (m->cap - 1);
+    if (!m->keys[h])
+        m->len++;
+    m->keys[h] = k;
+    m->vals[h] = v;
 }
 
 void vec_push(PtrVec *v, void *p)
