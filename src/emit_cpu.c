@@ -1567,6 +1567,40 @@ static bool kernel_has_shared(const Func *f)
     return false;
 }
 
+/* The grid-stride loop itself (print_grid_stride), krt_gs over the
+ * block's rows and the threads inside. */
+static void print_gs_loop(Emitter *E, const CpuKernel *K, const CpuBlock *r, bool multi)
+{
+    const CpuGridStride *g = K->gs;
+    const NodeList *body = &K->fn->def->body;
+    outf(E, "for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;");
+    outf(E, "     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {");
+    E->indent++;
+    outf(E, multi ? "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);"
+                  : "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);");
+    outf(E, "for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {");
+    E->indent++;
+    E->thread_loop = true;
+    E->exit_label = 0;
+    E->exit_used = false;
+    E->cpu_region = r;
+    for (int k = 0; k < g->nprefix; k++)
+        if (!g->prefix_uniform[k])
+            emit_stmt(E, tree(body->items[k]));
+    outf(E, "%s = %s;", g->var->cname ? g->var->cname : g->var->name,
+         unparen(conv("(krt_gs + (int64_t)krt_tid.x)", ty_scalar[TY_INT64], g->var->type)));
+    for (int k = 0; k < g->nbody; k++)
+        emit_stmt(E, tree(g->loop->body.items[k]));
+    if (E->exit_used)
+        die("an exit in a grid-stride loop the CPU lowering did not foresee");
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+}
+
 /* A grid-stride loop (CpuGridStride) with the threads inside: with a 1-D
  * block and a positive step, iteration k of every thread in turn, thread
  * t at element base + k * step + t, so that the block walks consecutive
@@ -1611,32 +1645,30 @@ static void print_grid_stride(Emitter *E, const CpuKernel *K, const CpuBlock *r)
     }
     outf(E, "krt_tid.y = 0;");
     outf(E, "krt_tid.z = 0;");
-    outf(E, "for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;");
-    outf(E, "     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {");
-    E->indent++;
-    outf(E, multi ? "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);"
-                  : "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);");
-    outf(E, "for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {");
-    E->indent++;
-    E->thread_loop = true;
-    E->exit_label = 0;
-    E->exit_used = false;
-    E->cpu_region = r;
-    for (int k = 0; k < g->nprefix; k++)
-        if (!g->prefix_uniform[k])
-            emit_stmt(E, tree(body->items[k]));
-    outf(E, "%s = %s;", g->var->cname ? g->var->cname : g->var->name,
-         unparen(conv("(krt_gs + (int64_t)krt_tid.x)", ty_scalar[TY_INT64], g->var->type)));
-    for (int k = 0; k < g->nbody; k++)
-        emit_stmt(E, tree(g->loop->body.items[k]));
-    if (E->exit_used)
-        die("an exit in a grid-stride loop the CPU lowering did not foresee");
-    E->thread_loop = false;
-    E->cpu_region = NULL;
-    E->indent--;
-    outf(E, "}");
-    E->indent--;
-    outf(E, "}");
+    /* the loop's variable is the thread's element there: never negative */
+    bool *nn = K->vars->local_nonneg, was = false;
+    if (g->var_nonneg && nn)
+        was = nn[g->var->index], nn[g->var->index] = true;
+    if (g->unit.len) {
+        StrBuf u = {0};
+        for (int i = 0; i < g->unit.len; i++) {
+            const Var *p = g->unit.items[i];
+            sb_printf(&u, "%s%s.strides[0] == (int64_t)sizeof(%s)", i ? " && " : "", p->cname, t_elem(p->type->elem));
+        }
+        outf(E, "if (%s) {", sb_take(&u));
+        E->indent++;
+        print_gs_loop(E, K, r, multi);
+        E->indent--;
+        outf(E, "} else {");
+        E->indent++;
+        print_gs_loop(E, K, r, multi);
+        E->indent--;
+        outf(E, "}");
+    } else {
+        print_gs_loop(E, K, r, multi);
+    }
+    if (g->var_nonneg && nn)
+        nn[g->var->index] = was;
     E->indent--;
     outf(E, "} else {");
     E->indent++;
@@ -2066,6 +2098,13 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             outf(E, "(void)%s;", f->locals[i]->cname);
     if (K->coop)
         outf(E, "*krt_b->resume = 0;");
+    if (K->npf)
+        outf(E, "/* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */");
+    for (int i = 0; i < K->npf; i++) {
+        const CpuPrefetch *p = &K->pf[i];
+        outf(E, "krt_prefetch_next(&%s, sizeof(%s), krt_b, %lld, %lld, %d);", p->arr->cname,
+             t_elem(p->arr->type->elem), (long long)p->lo, (long long)p->hi, p->write);
+    }
     if (K->vars->debug && E->opt && E->opt->racecheck)   /* issue 13: the race detector */
         outf(E, "krt_rc_begin(krt_b, %s);",
              has_shared_struct ? arena_printf("sizeof(struct %s__shared)", name) : "0");

@@ -1472,6 +1472,71 @@ static void lanes_region(const Lower *L, CpuBlock *b)
         b->lanes_unit.len = 0;
 }
 
+/* ---- the next block's elements (CpuKernel.pf) ---- */
+
+typedef struct PfScan {
+    BarScan S;
+    bool write;              /* walking an assignment's targets */
+} PfScan;
+
+static void pf_add(PfScan *P, const Node *n)
+{
+    CpuKernel *K = (CpuKernel *)P->S.K;
+    const Var *v = n->lhs && n->lhs->kind == E_VAR ? n->lhs->var : NULL;
+    BarForm f;
+    if (!v || v->kind != VAR_PARAM || v->type->kind != TY_ARRAY || v->type->ndim != 1 || n->args.len != 1 ||
+        !n->type || n->type->kind == TY_ARRAY || K->param_copied[v->index])
+        return;
+    P->S.u = NULL;
+    if (!bar_form(&P->S, n->args.items[0], &f) || f.kt != 1 || f.kg != 1 || f.ku != 0)
+        return;
+    int i = 0;
+    while (i < K->npf && K->pf[i].arr != v)
+        i++;
+    if (i == K->npf) {
+        if (K->npf == PREFETCH_MAX)
+            return;
+        K->pf[K->npf++] = (CpuPrefetch){v, f.c, f.c, P->write};
+    }
+    CpuPrefetch *p = &K->pf[i];
+    p->lo = f.c < p->lo ? f.c : p->lo;
+    p->hi = f.c > p->hi ? f.c : p->hi;
+    p->write |= P->write;
+}
+
+static Visit pf_visit(const Node *n, void *ctx)
+{
+    PfScan *P = ctx;
+    if (n->kind == E_INDEX)
+        pf_add(P, n);
+    if (n->kind == S_ASSIGN || n->kind == S_AUGASSIGN) {
+        /* the targets as writes, then everything as reads */
+        bool saved = P->write;
+        P->write = true;
+        if (n->kind == S_AUGASSIGN && n->lhs)
+            node_walk(n->lhs, pf_visit, P);
+        for (int i = 0; n->kind == S_ASSIGN && i < n->args.len; i++)
+            node_walk(n->args.items[i], pf_visit, P);
+        P->write = saved;
+    }
+    return VISIT_CHILDREN;
+}
+
+/* The parameter arrays kernel K's own statements index at cuda.grid(1)
+ * plus a constant (not an inlined callee's: those are other functions). */
+static void find_prefetch(CpuKernel *K)
+{
+    PfScan P;
+    memset(&P, 0, sizeof P);
+    P.S.K = K;
+    P.S.cf = K->vars;
+    for (int i = 0; i < K->fn->def->body.len; i++)
+        node_walk(K->fn->def->body.items[i], pf_visit, &P);
+    for (int i = 0; i < K->npf; i++)   /* a hint, never more than a block away */
+        if (K->pf[i].hi - K->pf[i].lo > 4096)
+            K->pf[i--] = K->pf[--K->npf];
+}
+
 static void split_list(const Lower *L, CpuList *l)
 {
     for (int i = 0; i < l->len; i++) {
@@ -2497,6 +2562,20 @@ static Visit gs_multi_visit(const Node *n, void *ctx)
     return VISIT_CHILDREN;
 }
 
+/* CpuGridStride.unit: the 1-D parameter arrays the body indexes whose
+ * type leaves their stride open (at most 4: one copy of the loop for all) */
+static Visit gs_unit_visit(const Node *n, void *ctx)
+{
+    PtrVec *unit = ctx;
+    /* an element, or an atomic's array */
+    const Node *a = n->kind == E_INDEX ? n->lhs : n->kind == E_API && n->args.len ? n->args.items[0] : NULL;
+    const Var *v = a && a->kind == E_VAR ? a->var : NULL;
+    if (v && v->kind == VAR_PARAM && v->type->kind == TY_ARRAY && v->type->ndim == 1 &&
+        !v->type->contiguous && !vec_contains(unit, v) && unit->len < 4)
+        vec_push(unit, (void *)v);
+    return VISIT_CHILDREN;
+}
+
 static void find_grid_stride(CpuKernel *K)
 {
     const Func *f = K->fn;
@@ -2615,6 +2694,9 @@ static void find_grid_stride(CpuKernel *K)
             set[v->index] = true;
         }
     }
+    g->var_nonneg = iv || (uni_local(f, g->var) && R.defs[g->var->index] == 1);
+    for (int k = 0; k < g->nbody; k++)
+        node_walk(loop->body.items[k], gs_unit_visit, &g->unit);
     GsMulti M = {f, R.uok, R.ok, g->var, false};
     for (int k = 0; k < g->nbody && !M.bad; k++)
         node_walk(loop->body.items[k], gs_multi_visit, &M);
@@ -2863,6 +2945,7 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
             bar_fuse_list(K, &K->body);
             xclamp_list(&L, &K->body);
             split_list(&L, &K->body);
+            find_prefetch(K);
         }
         K->uses_src = K->uses_src && tree_src_list(&K->body, NULL, false);   /* warp: trees */
         K->uses_lanes = K->uses_warp && tree_src_list(&K->body, NULL, true);

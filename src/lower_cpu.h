@@ -319,6 +319,14 @@ typedef struct CpuGridStride {
                                 last, the increment, is not) */
     int nprefix;             /* statements before the loop */
     bool *prefix_uniform;    /* by statement: run once per block */
+    bool var_nonneg;         /* nothing else assigns var: in the loop it is
+                                the thread's element, never negative (no
+                                krt_wrap_index) */
+    PtrVec unit;             /* parameter arrays (Var) of the body, 1-D and
+                                not declared contiguous: a second copy of
+                                the loop runs where their elements lie next
+                                to each other (the C compiler then folds
+                                the stride into the address) */
     bool multi;              /* the body names no thread or block index, no
                                 per-thread prefix variable, no shared array,
                                 no device function: the C target runs the
@@ -336,6 +344,19 @@ typedef struct CpuClamp {
     int64_t c;
     const Node *u;
 } CpuClamp;
+
+/* issue 10 (cpu): a parameter array (1-D) that a split kernel's threads
+ * index at cuda.grid(1) + c, lo <= c <= hi, and write when write: on
+ * entry the function asks the cache for the next block's elements
+ * (krt_prefetch_next) -- a block's loads and stores come in bursts
+ * between its barriers, which the hardware's prefetcher sees too late
+ * (scan: a third of its time waiting for the stores' lines). */
+typedef struct CpuPrefetch {
+    const Var *arr;
+    int64_t lo, hi;
+    bool write;
+} CpuPrefetch;
+enum { PREFETCH_MAX = 4 };
 
 /* One kernel's CPU version. */
 typedef struct CpuKernel {
@@ -361,6 +382,8 @@ typedef struct CpuKernel {
     const Node *clamp_if;    /* not split: the if of the clamps (NULL: none) */
     CpuClamp *clamps;
     int nclamps;
+    CpuPrefetch pf[PREFETCH_MAX];   /* split: the arrays to prefetch */
+    int npf;
 } CpuKernel;
 
 /* lower_nonneg.c: is integer expression n never negative (so an index

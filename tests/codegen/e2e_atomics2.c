@@ -215,10 +215,12 @@ KRT_SIMD_CLONES static void shared_atomics__cpu(const krt_cpu_block *krt_b0, voi
     struct shared_atomics__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&vals, sizeof(int32_t), krt_b, 0, 0, 0);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+#line 222 "e2e_atomics2.c"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
-#line 222 "e2e_atomics2.c"
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(4, 0, krt_b->block_dim.x);
         {
@@ -261,7 +263,7 @@ KRT_SIMD_CLONES static void shared_atomics__cpu(const krt_cpu_block *krt_b0, voi
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
-#line 265 "e2e_atomics2.c"
+#line 267 "e2e_atomics2.c"
                     const int krt_x = krt_c + krt_j;
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
@@ -323,7 +325,7 @@ KRT_SIMD_CLONES static void shared_atomics__cpu(const krt_cpu_block *krt_b0, voi
     /* cuda.syncthreads(): every thread has reached this point */
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
-#line 327 "e2e_atomics2.c"
+#line 329 "e2e_atomics2.c"
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
@@ -343,7 +345,7 @@ KRT_SIMD_CLONES static void shared_atomics__cpu(const krt_cpu_block *krt_b0, voi
                         /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                         *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 347 "e2e_atomics2.c"
+#line 349 "e2e_atomics2.c"
                     }
                 }
             }
@@ -356,7 +358,7 @@ KRT_SIMD_CLONES static void shared_atomics__cpu(const krt_cpu_block *krt_b0, voi
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 360 "e2e_atomics2.c"
+#line 362 "e2e_atomics2.c"
             }
         }
     } else {
@@ -369,7 +371,7 @@ KRT_SIMD_CLONES static void shared_atomics__cpu(const krt_cpu_block *krt_b0, voi
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 373 "e2e_atomics2.c"
+#line 375 "e2e_atomics2.c"
             }
         }
     }

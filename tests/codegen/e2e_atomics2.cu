@@ -545,10 +545,12 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct shared_atomics__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&vals, sizeof(int32_t), krt_b, 0, 0, 0);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+#line 552 "e2e_atomics2.cu"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
-#line 552 "e2e_atomics2.cu"
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(4, 0, krt_b->block_dim.x);
         {
@@ -591,7 +593,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
-#line 595 "e2e_atomics2.cu"
+#line 597 "e2e_atomics2.cu"
                     const int krt_x = krt_c + krt_j;
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
@@ -653,7 +655,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
-#line 657 "e2e_atomics2.cu"
+#line 659 "e2e_atomics2.cu"
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
@@ -673,7 +675,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                         *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 677 "e2e_atomics2.cu"
+#line 679 "e2e_atomics2.cu"
                     }
                 }
             }
@@ -686,7 +688,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 690 "e2e_atomics2.cu"
+#line 692 "e2e_atomics2.cu"
             }
         }
     } else {
@@ -699,7 +701,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 703 "e2e_atomics2.cu"
+#line 705 "e2e_atomics2.cu"
             }
         }
     }

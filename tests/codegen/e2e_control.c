@@ -32,6 +32,8 @@ KRT_SIMD_CLONES static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_a
     size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(float), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
         krt_fr[krt_t].n = krt_arg_n;
@@ -131,7 +133,7 @@ KRT_SIMD_CLONES static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_a
         }
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 135 "e2e_control.c"
+#line 137 "e2e_control.c"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -156,7 +158,7 @@ KRT_SIMD_CLONES static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_a
                         p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                         *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 160 "e2e_control.c"
+#line 162 "e2e_control.c"
                     }
                 }
             }
@@ -173,7 +175,7 @@ KRT_SIMD_CLONES static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_a
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 177 "e2e_control.c"
+#line 179 "e2e_control.c"
             }
         }
     } else {
@@ -190,7 +192,7 @@ KRT_SIMD_CLONES static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_a
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 194 "e2e_control.c"
+#line 196 "e2e_control.c"
             }
         }
     }

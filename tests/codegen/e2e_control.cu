@@ -152,6 +152,8 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(float), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
         krt_fr[krt_t].n = krt_arg_n;
@@ -251,7 +253,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         }
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 255 "e2e_control.cu"
+#line 257 "e2e_control.cu"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -276,7 +278,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                         *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 280 "e2e_control.cu"
+#line 282 "e2e_control.cu"
                     }
                 }
             }
@@ -293,7 +295,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 297 "e2e_control.cu"
+#line 299 "e2e_control.cu"
             }
         }
     } else {
@@ -310,7 +312,7 @@ static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
                 *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
-#line 314 "e2e_control.cu"
+#line 316 "e2e_control.cu"
             }
         }
     }

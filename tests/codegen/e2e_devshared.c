@@ -91,6 +91,8 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct count_blocks__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(int64_t), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -170,7 +172,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 174 "e2e_devshared.c"
+#line 176 "e2e_devshared.c"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -196,6 +198,9 @@ static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct totals__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(int64_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(int64_t), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -371,7 +376,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
-#line 375 "e2e_devshared.c"
+#line 380 "e2e_devshared.c"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -403,7 +408,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 407 "e2e_devshared.c"
+#line 412 "e2e_devshared.c"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -413,7 +418,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
-#line 417 "e2e_devshared.c"
+#line 422 "e2e_devshared.c"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
@@ -431,7 +436,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 435 "e2e_devshared.c"
+#line 440 "e2e_devshared.c"
         }
     }
 }

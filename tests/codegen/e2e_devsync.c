@@ -54,6 +54,8 @@ static void reduce__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     uint32_t krt_act;
     int64_t krt_src;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(float), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -392,7 +394,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 396 "e2e_devsync.c"
+#line 398 "e2e_devsync.c"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
@@ -433,7 +435,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct shuffle__frame *krt_f;
     size_t krt_t;
     int krt_go;
-#line 437 "e2e_devsync.c"
+#line 439 "e2e_devsync.c"
     int krt_br0;
     int krt_br1;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
@@ -442,6 +444,9 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int64_t krt_src;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&out, sizeof(int32_t), krt_b, 0, 0, 1);
+    krt_prefetch_next(&a, sizeof(int32_t), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -563,7 +568,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
-#line 567 "e2e_devsync.c"
+#line 572 "e2e_devsync.c"
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
@@ -617,7 +622,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 621 "e2e_devsync.c"
+#line 626 "e2e_devsync.c"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
@@ -632,7 +637,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 636 "e2e_devsync.c"
+#line 641 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
@@ -742,7 +747,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 746 "e2e_devsync.c"
+#line 751 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -758,7 +763,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 762 "e2e_devsync.c"
+#line 767 "e2e_devsync.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -767,12 +772,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 771 "e2e_devsync.c"
+#line 776 "e2e_devsync.c"
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 776 "e2e_devsync.c"
+#line 781 "e2e_devsync.c"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -820,12 +825,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 824 "e2e_devsync.c"
+#line 829 "e2e_devsync.c"
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 829 "e2e_devsync.c"
+#line 834 "e2e_devsync.c"
         krt_f->fence__i = i;
     }
     /* device function fence, inlined */
@@ -844,7 +849,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 848 "e2e_devsync.c"
+#line 853 "e2e_devsync.c"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {

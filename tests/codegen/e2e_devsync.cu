@@ -276,6 +276,8 @@ static void reduce__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     uint32_t krt_act;
     int64_t krt_src;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(float), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -614,7 +616,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 618 "e2e_devsync.cu"
+#line 620 "e2e_devsync.cu"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
@@ -655,7 +657,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct shuffle__frame *krt_f;
     size_t krt_t;
     int krt_go;
-#line 659 "e2e_devsync.cu"
+#line 661 "e2e_devsync.cu"
     int krt_br0;
     int krt_br1;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
@@ -664,6 +666,9 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int64_t krt_src;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&out, sizeof(int32_t), krt_b, 0, 0, 1);
+    krt_prefetch_next(&a, sizeof(int32_t), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -785,7 +790,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
-#line 789 "e2e_devsync.cu"
+#line 794 "e2e_devsync.cu"
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
@@ -839,7 +844,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 843 "e2e_devsync.cu"
+#line 848 "e2e_devsync.cu"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
@@ -854,7 +859,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 858 "e2e_devsync.cu"
+#line 863 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
@@ -964,7 +969,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 968 "e2e_devsync.cu"
+#line 973 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -980,7 +985,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 984 "e2e_devsync.cu"
+#line 989 "e2e_devsync.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -989,12 +994,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 993 "e2e_devsync.cu"
+#line 998 "e2e_devsync.cu"
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 998 "e2e_devsync.cu"
+#line 1003 "e2e_devsync.cu"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -1042,12 +1047,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1046 "e2e_devsync.cu"
+#line 1051 "e2e_devsync.cu"
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 1051 "e2e_devsync.cu"
+#line 1056 "e2e_devsync.cu"
         krt_f->fence__i = i;
     }
     /* device function fence, inlined */
@@ -1066,7 +1071,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 1070 "e2e_devsync.cu"
+#line 1075 "e2e_devsync.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {

@@ -38,6 +38,8 @@ KRT_SIMD_CLONES static void block_sum__cpu(const krt_cpu_block *krt_b0, void **k
     struct block_sum__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(float), krt_b, 0, 0, 0);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
@@ -213,7 +215,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 217 "e2e_shared.c"
+#line 219 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -242,6 +244,9 @@ static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(int64_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(int64_t), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -363,7 +368,7 @@ static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 367 "e2e_shared.c"
+#line 372 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -418,7 +423,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 422 "e2e_shared.c"
+#line 427 "e2e_shared.c"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -440,12 +445,15 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
-#line 444 "e2e_shared.c"
+#line 449 "e2e_shared.c"
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
     struct dyn_local__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(double), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(double), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -466,7 +474,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 470 "e2e_shared.c"
+#line 478 "e2e_shared.c"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -499,7 +507,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             KRT_UNROLL
-#line 503 "e2e_shared.c"
+#line 511 "e2e_shared.c"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
@@ -509,7 +517,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 513 "e2e_shared.c"
+#line 521 "e2e_shared.c"
             }
         }
     }

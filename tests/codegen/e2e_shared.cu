@@ -410,6 +410,8 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_sum__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(float), krt_b, 0, 0, 0);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
@@ -585,7 +587,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 589 "e2e_shared.cu"
+#line 591 "e2e_shared.cu"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -614,6 +616,9 @@ static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(int64_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(int64_t), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -735,7 +740,7 @@ static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 739 "e2e_shared.cu"
+#line 744 "e2e_shared.cu"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -790,7 +795,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 794 "e2e_shared.cu"
+#line 799 "e2e_shared.cu"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -812,12 +817,15 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
-#line 816 "e2e_shared.cu"
+#line 821 "e2e_shared.cu"
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
     struct dyn_local__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(double), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(double), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -838,7 +846,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 842 "e2e_shared.cu"
+#line 850 "e2e_shared.cu"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -871,7 +879,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             KRT_UNROLL
-#line 875 "e2e_shared.cu"
+#line 883 "e2e_shared.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
@@ -881,7 +889,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 885 "e2e_shared.cu"
+#line 893 "e2e_shared.cu"
             }
         }
     }

@@ -39,6 +39,8 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(float), krt_b, 0, 0, 0);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: warp by warp, the region before the tree storing v in the
          * warp's lane array, the tree on it, the region after reading it there */
@@ -177,7 +179,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 181 "e2e_warp.c"
+#line 183 "e2e_warp.c"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -200,6 +202,8 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     uint32_t krt_act;
     uint32_t krt_bal;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(int32_t), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -241,7 +245,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 245 "e2e_warp.c"
+#line 249 "e2e_warp.c"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -269,6 +273,10 @@ static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     uint32_t krt_bal;
     int64_t krt_src;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&keys, sizeof(int64_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&anyout, sizeof(int32_t), krt_b, 0, 0, 1);
+    krt_prefetch_next(&allout, sizeof(int32_t), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -343,7 +351,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 347 "e2e_warp.c"
+#line 355 "e2e_warp.c"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -379,6 +387,8 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     uint32_t krt_bal;
     int64_t krt_src;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(int32_t), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -464,7 +474,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 468 "e2e_warp.c"
+#line 478 "e2e_warp.c"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -515,7 +525,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 519 "e2e_warp.c"
+#line 529 "e2e_warp.c"
                 }
             }
         }
@@ -558,7 +568,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     }
-#line 562 "e2e_warp.c"
+#line 572 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -607,7 +617,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 611 "e2e_warp.c"
+#line 621 "e2e_warp.c"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -628,7 +638,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 632 "e2e_warp.c"
+#line 642 "e2e_warp.c"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -642,7 +652,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 646 "e2e_warp.c"
+#line 656 "e2e_warp.c"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -660,7 +670,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
-#line 664 "e2e_warp.c"
+#line 674 "e2e_warp.c"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -683,7 +693,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 687 "e2e_warp.c"
+#line 697 "e2e_warp.c"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -699,7 +709,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 703 "e2e_warp.c"
+#line 713 "e2e_warp.c"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -715,7 +725,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 719 "e2e_warp.c"
+#line 729 "e2e_warp.c"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -734,7 +744,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 738 "e2e_warp.c"
+#line 748 "e2e_warp.c"
         }
     }
 }

@@ -341,6 +341,8 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(float), krt_b, 0, 0, 0);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: warp by warp, the region before the tree storing v in the
          * warp's lane array, the tree on it, the region after reading it there */
@@ -479,7 +481,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 483 "e2e_warp.cu"
+#line 485 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -502,6 +504,8 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     uint32_t krt_act;
     uint32_t krt_bal;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(int32_t), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -543,7 +547,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 547 "e2e_warp.cu"
+#line 551 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -571,6 +575,10 @@ static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     uint32_t krt_bal;
     int64_t krt_src;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&keys, sizeof(int64_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&anyout, sizeof(int32_t), krt_b, 0, 0, 1);
+    krt_prefetch_next(&allout, sizeof(int32_t), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -645,7 +653,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 649 "e2e_warp.cu"
+#line 657 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -681,6 +689,8 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     uint32_t krt_bal;
     int64_t krt_src;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&x, sizeof(int32_t), krt_b, 0, 0, 0);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -766,7 +776,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 770 "e2e_warp.cu"
+#line 780 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -817,7 +827,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 821 "e2e_warp.cu"
+#line 831 "e2e_warp.cu"
                 }
             }
         }
@@ -860,7 +870,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     }
-#line 864 "e2e_warp.cu"
+#line 874 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -909,7 +919,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 913 "e2e_warp.cu"
+#line 923 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -930,7 +940,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 934 "e2e_warp.cu"
+#line 944 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -944,7 +954,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 948 "e2e_warp.cu"
+#line 958 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -962,7 +972,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
-#line 966 "e2e_warp.cu"
+#line 976 "e2e_warp.cu"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -985,7 +995,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 989 "e2e_warp.cu"
+#line 999 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -1001,7 +1011,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 1005 "e2e_warp.cu"
+#line 1015 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -1017,7 +1027,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 1021 "e2e_warp.cu"
+#line 1031 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -1036,7 +1046,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 1040 "e2e_warp.cu"
+#line 1050 "e2e_warp.cu"
         }
     }
 }

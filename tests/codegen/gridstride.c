@@ -37,16 +37,31 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 *krt_b->ndone = krt_gs_nb;
             krt_tid.y = 0;
             krt_tid.z = 0;
-            for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
-                 krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);
-                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
+            if (x.strides[0] == (int64_t)sizeof(float) && y.strides[0] == (int64_t)sizeof(float)) {
+                for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                    const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);
+                    for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 8 "gridstride.kern"
-                    start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                    i = krt_gs + (int64_t)krt_tid.x;
+                        start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = krt_gs + (int64_t)krt_tid.x;
 #line 11 "gridstride.kern"
-                    *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 50 "gridstride.c"
+                        *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+#line 51 "gridstride.c"
+                    }
+                }
+            } else {
+                for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                    const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);
+                    for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
+#line 8 "gridstride.kern"
+                        start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = krt_gs + (int64_t)krt_tid.x;
+#line 11 "gridstride.kern"
+                        *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+#line 64 "gridstride.c"
+                    }
                 }
             }
         } else {
@@ -64,7 +79,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 10 "gridstride.kern"
                 krt_it1 = start;
                 krt_stop2 = x.shape[0];
-#line 68 "gridstride.c"
+#line 83 "gridstride.c"
                 krt_step3 = stride;
                 if (krt_step3 == 0) {
                     goto krt_next;
@@ -73,7 +88,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     i = krt_it1;
 #line 11 "gridstride.kern"
                     *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 77 "gridstride.c"
+#line 92 "gridstride.c"
                 }
             krt_next:;
             }

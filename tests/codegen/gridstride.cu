@@ -96,16 +96,31 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             int64_t krt_gs;
             krt_tid.y = 0;
             krt_tid.z = 0;
-            for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
-                 krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
-                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
+            if (x.strides[0] == (int64_t)sizeof(float) && y.strides[0] == (int64_t)sizeof(float)) {
+                for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                    const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                    for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 8 "gridstride.kern"
-                    start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                    i = krt_gs + (int64_t)krt_tid.x;
+                        start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = krt_gs + (int64_t)krt_tid.x;
 #line 11 "gridstride.kern"
-                    *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 109 "gridstride.cu"
+                        *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+#line 110 "gridstride.cu"
+                    }
+                }
+            } else {
+                for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                    const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                    for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
+#line 8 "gridstride.kern"
+                        start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = krt_gs + (int64_t)krt_tid.x;
+#line 11 "gridstride.kern"
+                        *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+#line 123 "gridstride.cu"
+                    }
                 }
             }
         } else {
@@ -123,7 +138,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 10 "gridstride.kern"
                 krt_it1 = start;
                 krt_stop2 = x.shape[0];
-#line 127 "gridstride.cu"
+#line 142 "gridstride.cu"
                 krt_step3 = stride;
                 if (krt_step3 == 0) {
                     goto krt_next;
@@ -132,7 +147,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     i = krt_it1;
 #line 11 "gridstride.kern"
                     *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 136 "gridstride.cu"
+#line 151 "gridstride.cu"
                 }
             krt_next:;
             }

@@ -33,17 +33,32 @@ static inline void histogram__cpu_pv(const krt_cpu_block *krt_b0, void **krt_arg
                 *krt_b->ndone = krt_gs_nb;
             krt_tid.y = 0;
             krt_tid.z = 0;
-            for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
-                 krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);
-                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
+            if (bins.strides[0] == (int64_t)sizeof(int32_t) && values.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                    const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);
+                    for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 10 "histogram.kern"
-                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                    i = krt_gs + (int64_t)krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-                    (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                        (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    }
+#line 48 "histogram.c"
                 }
-#line 47 "histogram.c"
+            } else {
+                for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                    const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);
+                    for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
+#line 10 "histogram.kern"
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = krt_gs + (int64_t)krt_tid.x;
+#line 13 "histogram.kern"
+                        (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    }
+#line 61 "histogram.c"
+                }
             }
         } else {
             KRT_FOR_EACH_THREAD(krt_b) {
@@ -59,7 +74,7 @@ static inline void histogram__cpu_pv(const krt_cpu_block *krt_b0, void **krt_arg
                     (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
-#line 63 "histogram.c"
+#line 78 "histogram.c"
                 }
             }
         }

@@ -69,17 +69,32 @@ static void histogram__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             int64_t krt_gs;
             krt_tid.y = 0;
             krt_tid.z = 0;
-            for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
-                 krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
-                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
+            if (bins.strides[0] == (int64_t)sizeof(int32_t) && values.strides[0] == (int64_t)sizeof(int32_t)) {
+                for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                    const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                    for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 10 "histogram.kern"
-                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-                    i = krt_gs + (int64_t)krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                        (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    }
+#line 84 "histogram.cu"
                 }
-#line 83 "histogram.cu"
+            } else {
+                for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                    const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                    for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
+#line 10 "histogram.kern"
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = krt_gs + (int64_t)krt_tid.x;
+#line 13 "histogram.kern"
+                        (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    }
+#line 97 "histogram.cu"
+                }
             }
         } else {
             KRT_FOR_EACH_THREAD(krt_b) {
@@ -95,7 +110,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
-#line 99 "histogram.cu"
+#line 114 "histogram.cu"
                 }
             }
         }

@@ -28,13 +28,16 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
     struct neighbour_sum__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&inp, sizeof(int32_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(int32_t), krt_b, 0, 0, 1);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
+#line 38 "neighbours.c"
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         {
-#line 38 "neighbours.c"
             int krt_c = 0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
                 KRT_UNROLL_CHUNKS
@@ -67,7 +70,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 71 "neighbours.c"
+#line 74 "neighbours.c"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
                 tx = (int32_t)krt_tid.x;
@@ -89,7 +92,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
                 KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                     KRT_IVDEP
-#line 93 "neighbours.c"
+#line 96 "neighbours.c"
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c + krt_j;
                         krt_t = (size_t)krt_x;
@@ -117,7 +120,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 121 "neighbours.c"
+#line 124 "neighbours.c"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
                 tx = (int32_t)krt_tid.x;
@@ -161,7 +164,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         const size_t krt_s0 = krt_clamp_below(0, -1, krt_b->block_dim.x);
         {
-#line 165 "neighbours.c"
+#line 168 "neighbours.c"
             const size_t krt_m0 = krt_s0 > krt_xn ? krt_xn : krt_s0;
             {
                 int krt_c = 0;
@@ -193,7 +196,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
                             }
 #line 26 "neighbours.kern"
                             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 197 "neighbours.c"
+#line 200 "neighbours.c"
                         }
                     }
                 }
@@ -220,7 +223,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
                     }
 #line 26 "neighbours.kern"
                     *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 224 "neighbours.c"
+#line 227 "neighbours.c"
                 }
             }
             {
@@ -253,7 +256,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
                             }
 #line 26 "neighbours.kern"
                             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 257 "neighbours.c"
+#line 260 "neighbours.c"
                         }
                     }
                 }
@@ -280,7 +283,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
                     }
 #line 26 "neighbours.kern"
                     *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 284 "neighbours.c"
+#line 287 "neighbours.c"
                 }
             }
         }
@@ -308,7 +311,7 @@ KRT_SIMD_CLONES static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void
                 }
 #line 26 "neighbours.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 312 "neighbours.c"
+#line 315 "neighbours.c"
             }
         }
     }

@@ -112,13 +112,16 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct neighbour_sum__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&inp, sizeof(int32_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(int32_t), krt_b, 0, 0, 1);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
+#line 122 "neighbours.cu"
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         {
-#line 122 "neighbours.cu"
             int krt_c = 0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
                 KRT_UNROLL_CHUNKS
@@ -151,7 +154,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 155 "neighbours.cu"
+#line 158 "neighbours.cu"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
                 tx = (int32_t)krt_tid.x;
@@ -173,7 +176,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                     KRT_IVDEP
-#line 177 "neighbours.cu"
+#line 180 "neighbours.cu"
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c + krt_j;
                         krt_t = (size_t)krt_x;
@@ -201,7 +204,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 205 "neighbours.cu"
+#line 208 "neighbours.cu"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
                 tx = (int32_t)krt_tid.x;
@@ -245,7 +248,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         const size_t krt_s0 = krt_clamp_below(0, -1, krt_b->block_dim.x);
         {
-#line 249 "neighbours.cu"
+#line 252 "neighbours.cu"
             const size_t krt_m0 = krt_s0 > krt_xn ? krt_xn : krt_s0;
             {
                 int krt_c = 0;
@@ -277,7 +280,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             }
 #line 26 "neighbours.kern"
                             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 281 "neighbours.cu"
+#line 284 "neighbours.cu"
                         }
                     }
                 }
@@ -304,7 +307,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
 #line 26 "neighbours.kern"
                     *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 308 "neighbours.cu"
+#line 311 "neighbours.cu"
                 }
             }
             {
@@ -337,7 +340,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             }
 #line 26 "neighbours.kern"
                             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 341 "neighbours.cu"
+#line 344 "neighbours.cu"
                         }
                     }
                 }
@@ -364,7 +367,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
 #line 26 "neighbours.kern"
                     *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 368 "neighbours.cu"
+#line 371 "neighbours.cu"
                 }
             }
         }
@@ -392,7 +395,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 26 "neighbours.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 396 "neighbours.cu"
+#line 399 "neighbours.cu"
             }
         }
     }

@@ -364,6 +364,8 @@ static void rotate__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct rotate__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&ps, sizeof(krt_rec_particle), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -411,7 +413,7 @@ static void sums__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             int64_t krt_it1 = 0;
             int64_t krt_stop2 = 0;
             int64_t krt_step3 = 0;
-#line 415 "records.cu"
+#line 417 "records.cu"
             int64_t krt_it4 = 0;
             int64_t krt_stop5 = 0;
             int64_t krt_step6 = 0;
@@ -456,7 +458,7 @@ static void scalar__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view ps = *(const krt_view *)krt_args[1];
     const krt_view xs = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-#line 460 "records.cu"
+#line 462 "records.cu"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
 #line 58 "records.kern"
@@ -474,7 +476,7 @@ static void scalar__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             r->id = (int32_t)ps.shape[0];
 #line 64 "records.kern"
             {
-#line 478 "records.cu"
+#line 480 "records.cu"
                 const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
                 float *krt_cp_d = (float *)&r->v;
                 for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)

@@ -29,15 +29,18 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
     struct block_scan__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&inp, sizeof(int32_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(int32_t), krt_b, 0, 0, 1);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+#line 41 "scan.c"
         {
             int krt_c = 0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
-#line 41 "scan.c"
                 KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                     KRT_IVDEP
@@ -92,7 +95,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c + krt_j;
                         krt_t = (size_t)krt_x;
-#line 96 "scan.c"
+#line 99 "scan.c"
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
                         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -164,7 +167,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
             {
-#line 168 "scan.c"
+#line 171 "scan.c"
                 int krt_c = (int)krt_b->block_dim.x;
                 KRT_UNROLL_CHUNKS
                 for (; krt_c - 8 >= (int)krt_s0; krt_c -= 8) {
@@ -189,7 +192,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 193 "scan.c"
+#line 196 "scan.c"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -202,7 +205,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > (int)krt_s0;) {
-#line 206 "scan.c"
+#line 209 "scan.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -225,7 +228,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                 }
             }
             {
-#line 229 "scan.c"
+#line 232 "scan.c"
                 int krt_c = (int)krt_s0;
                 KRT_UNROLL_CHUNKS
                 for (; krt_c - 8 >= 0; krt_c -= 8) {
@@ -250,7 +253,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 254 "scan.c"
+#line 257 "scan.c"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -263,7 +266,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > 0;) {
-#line 267 "scan.c"
+#line 270 "scan.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -286,7 +289,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                 }
             }
         } else {
-#line 290 "scan.c"
+#line 293 "scan.c"
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
@@ -316,7 +319,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
         offset = offset * 2;
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 320 "scan.c"
+#line 323 "scan.c"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -338,7 +341,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                         /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                         *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 342 "scan.c"
+#line 345 "scan.c"
                     }
                 }
             }
@@ -352,7 +355,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 356 "scan.c"
+#line 359 "scan.c"
             }
         }
     } else {
@@ -366,7 +369,7 @@ KRT_SIMD_CLONES static void block_scan__cpu(const krt_cpu_block *krt_b0, void **
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 370 "scan.c"
+#line 373 "scan.c"
             }
         }
     }

@@ -131,15 +131,18 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_scan__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&inp, sizeof(int32_t), krt_b, 0, 0, 0);
+    krt_prefetch_next(&out, sizeof(int32_t), krt_b, 0, 0, 1);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
         const size_t krt_s0 = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+#line 143 "scan.cu"
         {
             int krt_c = 0;
             if (inp.strides[0] == (int64_t)sizeof(int32_t)) {
-#line 143 "scan.cu"
                 KRT_UNROLL_CHUNKS
                 for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
                     KRT_IVDEP
@@ -194,7 +197,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c + krt_j;
                         krt_t = (size_t)krt_x;
-#line 198 "scan.cu"
+#line 201 "scan.cu"
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
                         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -266,7 +269,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_tid.z = 0;
             const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
             {
-#line 270 "scan.cu"
+#line 273 "scan.cu"
                 int krt_c = (int)krt_b->block_dim.x;
                 KRT_UNROLL_CHUNKS
                 for (; krt_c - 8 >= (int)krt_s0; krt_c -= 8) {
@@ -291,7 +294,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 295 "scan.cu"
+#line 298 "scan.cu"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -304,7 +307,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > (int)krt_s0;) {
-#line 308 "scan.cu"
+#line 311 "scan.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -327,7 +330,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
             {
-#line 331 "scan.cu"
+#line 334 "scan.cu"
                 int krt_c = (int)krt_s0;
                 KRT_UNROLL_CHUNKS
                 for (; krt_c - 8 >= 0; krt_c -= 8) {
@@ -352,7 +355,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                     for (int krt_j = 0; krt_j < 8; krt_j++) {
                         const int krt_x = krt_c - 8 + krt_j;
-#line 356 "scan.cu"
+#line 359 "scan.cu"
                         krt_t = (size_t)krt_x;
                         krt_tid.x = (unsigned)krt_x;
                         krt_f = &krt_fr[krt_t];
@@ -365,7 +368,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = (int)krt_c; krt_x-- > 0;) {
-#line 369 "scan.cu"
+#line 372 "scan.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -388,7 +391,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
             }
         } else {
-#line 392 "scan.cu"
+#line 395 "scan.cu"
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
@@ -418,7 +421,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         offset = offset * 2;
     }
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 422 "scan.cu"
+#line 425 "scan.cu"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -440,7 +443,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                         *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 444 "scan.cu"
+#line 447 "scan.cu"
                     }
                 }
             }
@@ -454,7 +457,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 458 "scan.cu"
+#line 461 "scan.cu"
             }
         }
     } else {
@@ -468,7 +471,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
                 *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 472 "scan.cu"
+#line 475 "scan.cu"
             }
         }
     }

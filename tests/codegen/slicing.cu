@@ -210,6 +210,8 @@ static void slicing__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     size_t krt_t;
     krt_dim3 krt_tid;
 #line 213 "slicing.cu"
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&out, sizeof(float), krt_b, 0, 0, 1);
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -233,7 +235,7 @@ static void slicing__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
-#line 237 "slicing.cu"
+#line 239 "slicing.cu"
         const unsigned krt_xn = krt_clamp_below(m.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         for (int krt_x = 0; krt_x < (int)krt_xn; krt_x++) {
             krt_t = (size_t)krt_x;
@@ -249,7 +251,7 @@ static void slicing__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
 #line 29 "slicing.kern"
             {
-#line 253 "slicing.cu"
+#line 255 "slicing.cu"
                 float krt_fill_x = 0.0f;
                 krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
                 for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)
@@ -271,7 +273,7 @@ static void slicing__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
 #line 29 "slicing.kern"
                 {
-#line 275 "slicing.cu"
+#line 277 "slicing.cu"
                     float krt_fill_x = 0.0f;
                     krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
                     for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)

@@ -33,6 +33,9 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
     struct stencil1d__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&inp, sizeof(float), krt_b, -3, 128, 0);
+    krt_prefetch_next(&out, sizeof(float), krt_b, 0, 0, 1);
 #line 16 "stencil.kern"
     n = inp.shape[0];
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
@@ -55,7 +58,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                             krt_tid.x = (unsigned)krt_x;
                             krt_f = &krt_fr[krt_t];
                             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 59 "stencil.c"
+#line 62 "stencil.c"
                             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
                             tx = (int32_t)krt_tid.x;
@@ -92,7 +95,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
-#line 96 "stencil.c"
+#line 99 "stencil.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -133,7 +136,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
             }
             {
                 int krt_c = (int)krt_m1;
-#line 137 "stencil.c"
+#line 140 "stencil.c"
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
                     KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
@@ -180,7 +183,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
-#line 184 "stencil.c"
+#line 187 "stencil.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -221,7 +224,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
             }
         }
         {
-#line 225 "stencil.c"
+#line 228 "stencil.c"
             const size_t krt_m1 = krt_s1 < krt_s0 ? krt_s0 : krt_s1;
             {
                 int krt_c = (int)krt_s0;
@@ -271,7 +274,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
-#line 275 "stencil.c"
+#line 278 "stencil.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -312,7 +315,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
             }
             {
                 int krt_c = (int)krt_m1;
-#line 316 "stencil.c"
+#line 319 "stencil.c"
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
                     KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
@@ -359,7 +362,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-#line 363 "stencil.c"
+#line 366 "stencil.c"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -400,7 +403,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
             }
         }
     } else {
-#line 404 "stencil.c"
+#line 407 "stencil.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -445,7 +448,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(n, (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-#line 449 "stencil.c"
+#line 452 "stencil.c"
         {
             int krt_c = 0;
             if (out.strides[0] == (int64_t)sizeof(float)) {
@@ -472,7 +475,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                         krt_it1 = (-3);
                         krt_stop2 = (3 + 1);
                         krt_step3 = 1;
-#line 476 "stencil.c"
+#line 479 "stencil.c"
                         KRT_UNROLL
                         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                             k = krt_it1;
@@ -481,7 +484,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                         }
 #line 36 "stencil.kern"
                         *(float *)(out.data + i * out.strides[0]) = s;
-#line 485 "stencil.c"
+#line 488 "stencil.c"
                     }
                 }
             }
@@ -504,7 +507,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 508 "stencil.c"
+#line 511 "stencil.c"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -513,7 +516,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 517 "stencil.c"
+#line 520 "stencil.c"
             }
         }
     } else {
@@ -536,7 +539,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 540 "stencil.c"
+#line 543 "stencil.c"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -545,7 +548,7 @@ KRT_SIMD_CLONES static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **k
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 549 "stencil.c"
+#line 552 "stencil.c"
             }
         }
     }

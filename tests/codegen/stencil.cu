@@ -169,6 +169,9 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct stencil1d__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
+    /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
+    krt_prefetch_next(&inp, sizeof(float), krt_b, -3, 128, 0);
+    krt_prefetch_next(&out, sizeof(float), krt_b, 0, 0, 1);
 #line 16 "stencil.kern"
     n = inp.shape[0];
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
@@ -191,7 +194,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                             krt_tid.x = (unsigned)krt_x;
                             krt_f = &krt_fr[krt_t];
                             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 195 "stencil.cu"
+#line 198 "stencil.cu"
                             int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
                             tx = (int32_t)krt_tid.x;
@@ -228,7 +231,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
-#line 232 "stencil.cu"
+#line 235 "stencil.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -269,7 +272,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
             {
                 int krt_c = (int)krt_m1;
-#line 273 "stencil.cu"
+#line 276 "stencil.cu"
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
                     KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_s0; krt_c += 8) {
@@ -316,7 +319,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_s0; krt_x++) {
-#line 320 "stencil.cu"
+#line 323 "stencil.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -357,7 +360,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
         {
-#line 361 "stencil.cu"
+#line 364 "stencil.cu"
             const size_t krt_m1 = krt_s1 < krt_s0 ? krt_s0 : krt_s1;
             {
                 int krt_c = (int)krt_s0;
@@ -407,7 +410,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_m1; krt_x++) {
-#line 411 "stencil.cu"
+#line 414 "stencil.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -448,7 +451,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
             {
                 int krt_c = (int)krt_m1;
-#line 452 "stencil.cu"
+#line 455 "stencil.cu"
                 if (inp.strides[0] == (int64_t)sizeof(float)) {
                     KRT_UNROLL_CHUNKS
                     for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
@@ -495,7 +498,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     }
                 }
                 for (int krt_x = krt_c; krt_x < (int)krt_b->block_dim.x; krt_x++) {
-#line 499 "stencil.cu"
+#line 502 "stencil.cu"
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
                     krt_f = &krt_fr[krt_t];
@@ -536,7 +539,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     } else {
-#line 540 "stencil.cu"
+#line 543 "stencil.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -581,7 +584,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(n, (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
-#line 585 "stencil.cu"
+#line 588 "stencil.cu"
         {
             int krt_c = 0;
             if (out.strides[0] == (int64_t)sizeof(float)) {
@@ -608,7 +611,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         krt_it1 = (-3);
                         krt_stop2 = (3 + 1);
                         krt_step3 = 1;
-#line 612 "stencil.cu"
+#line 615 "stencil.cu"
                         KRT_UNROLL
                         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                             k = krt_it1;
@@ -617,7 +620,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         }
 #line 36 "stencil.kern"
                         *(float *)(out.data + i * out.strides[0]) = s;
-#line 621 "stencil.cu"
+#line 624 "stencil.cu"
                     }
                 }
             }
@@ -640,7 +643,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 644 "stencil.cu"
+#line 647 "stencil.cu"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -649,7 +652,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 653 "stencil.cu"
+#line 656 "stencil.cu"
             }
         }
     } else {
@@ -672,7 +675,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_it1 = (-3);
                 krt_stop2 = (3 + 1);
                 krt_step3 = 1;
-#line 676 "stencil.cu"
+#line 679 "stencil.cu"
                 KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     k = krt_it1;
@@ -681,7 +684,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 }
 #line 36 "stencil.kern"
                 *(float *)(out.data + i * out.strides[0]) = s;
-#line 685 "stencil.cu"
+#line 688 "stencil.cu"
             }
         }
     }

@@ -65,9 +65,58 @@ static void test_scan(int n, unsigned block, int strided)
     free(y);
 }
 
+/* lanes_gs and lanes_gs_neg over n elements (every other one of 2n when
+ * strided), a grid of `grid` blocks of 32 threads. */
+static void test_gs(int n, unsigned grid, int strided)
+{
+    int sh = strided ? 2 : 1;
+    int32_t *v = malloc(sizeof(int32_t) * sh * n), *out = malloc(sizeof(int32_t) * sh * n);
+    int32_t *neg = malloc(sizeof(int32_t) * sh * n), bins[2 * 16], want[16] = {0};
+    for (int i = 0; i < sh * n; i++) {
+        v[i] = (int32_t)((i * 2654435761u) >> 7 & 1023);
+        out[i] = neg[i] = -1;
+    }
+    for (int i = 0; i < 2 * 16; i++)
+        bins[i] = 0;
+    for (int i = 0; i < n; i++)
+        want[v[sh * i] % 16]++;
+    krt_array dv, dout, dneg, dbins;
+    E2E_CHECK(krt_to_device(&dv, v, KRT_INT32, 1, (int64_t[]){sh * n}, NULL));
+    E2E_CHECK(krt_to_device(&dout, out, KRT_INT32, 1, (int64_t[]){sh * n}, NULL));
+    E2E_CHECK(krt_to_device(&dneg, neg, KRT_INT32, 1, (int64_t[]){sh * n}, NULL));
+    E2E_CHECK(krt_to_device(&dbins, bins, KRT_INT32, 1, (int64_t[]){sh * 16}, NULL));
+    krt_array vv = strided ? every_other(dv) : dv, vout = strided ? every_other(dout) : dout;
+    krt_array vneg = strided ? every_other(dneg) : dneg, vbins = strided ? every_other(dbins) : dbins;
+    E2E_CHECK(lanes_gs(krt_grid1(grid, 32), vv, vbins, vout));
+    E2E_CHECK(lanes_gs_neg(krt_grid1(grid, 32), vv, vneg));
+    E2E_CHECK(krt_copy_to_host(out, dout, NULL));
+    E2E_CHECK(krt_copy_to_host(neg, dneg, NULL));
+    E2E_CHECK(krt_copy_to_host(bins, dbins, NULL));
+    int good = 1;
+    for (int i = 0; i < n && good; i++)
+        if (!(good = out[sh * i] == v[sh * i] * 3 && neg[sh * i] == v[sh * i] + 1 &&
+                     (!strided || (out[sh * i + 1] == -1 && neg[sh * i + 1] == -1))))
+            diag("%d: got %d %d, want %d %d", i, out[sh * i], neg[sh * i], v[sh * i] * 3, v[sh * i] + 1);
+    for (int b = 0; b < 16 && good; b++)
+        if (!(good = bins[sh * b] == want[b] && (!strided || bins[sh * b + 1] == 0)))
+            diag("bin %d: got %d, want %d", b, bins[sh * b], want[b]);
+    ok(good, "grid-stride loops over %d, %u blocks, %s", n, grid, strided ? "strided" : "contiguous");
+    krt_free(dv);
+    krt_free(dout);
+    krt_free(dneg);
+    krt_free(dbins);
+    free(v);
+    free(out);
+    free(neg);
+}
+
 int main(void)
 {
-    plan(6);
+    plan(10);
+    test_gs(1001, 3, 0);
+    test_gs(1001, 3, 1);
+    test_gs(20, 4, 0);
+    test_gs(777, 1, 1);
     test_scan(1001, 64, 0);
     test_scan(1001, 64, 1);
     test_scan(1001, 40, 0);
