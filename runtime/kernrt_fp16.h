@@ -34,8 +34,8 @@ KRT_FN float krt_f16_to_f32(krt_f16 h) { return __half2float(h); }
 KRT_FN krt_f16 krt_f16_from_f32(float f) { return __float2half_rn(f); }
 KRT_FN krt_f16 krt_f16_from_f64(double d) { return __double2half(d); }
 #elif defined(__FLT16_MAX__) && !defined(__cplusplus) && !defined(KRT_NO_FLOAT16)
-typedef _Float16 krt_f16;
-#define KRT_F16(value, bits) ((_Float16)(value))
+__extension__ typedef _Float16 krt_f16;
+#define KRT_F16(value, bits) ((krt_f16)(value))
 KRT_FN float krt_f16_to_f32(krt_f16 h) { return (float)h; }
 KRT_FN krt_f16 krt_f16_from_f32(float f) { return (krt_f16)f; }
 KRT_FN krt_f16 krt_f16_from_f64(double d) { return (krt_f16)d; }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/e2e.sh - end-to-end TAP tests of the emitter: every tests/e2e/X.kern
-# is translated with `kernc --target c`, compiled warning-free together with
+# is translated with `kernc --target c`, compiled warning-free (ISO C11, -pedantic) with
 # its host program tests/e2e/X.c (which computes the expected values itself
 # and prints TAP), linked with libkernrt and run; the host's own TAP lines
 # are shown as comments.  With NVCC set, the CUDA output of each file
@@ -24,7 +24,7 @@ KRT_INCLUDE=${KRT_INCLUDE:-$srcdir/runtime}
 KRT_LIBS=${KRT_LIBS:-"$srcdir/runtime/.libs/libkernrt.a -lpthread -lm"}
 KRT_BACKEND=${KRT_BACKEND:-cpu}
 export KRT_BACKEND
-CFLAGS_E2E="-std=c11 -O2 -Wall -Wextra -Werror"
+CFLAGS_E2E="-std=c11 -pedantic -O2 -Wall -Wextra -Werror"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-e2e.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
