@@ -1394,8 +1394,17 @@ static const char *ex_boolop(Emitter *E, Node *n)
 {
     const Type *t = n->type;
     bool is_and = n->op == OP_AND;
-    if (t && t->kind == TY_BOOL && n->lhs->type->kind == TY_BOOL && n->rhs->type->kind == TY_BOOL)
-        return arena_printf("(%s %s %s)", ex(E, n->lhs), is_and ? "&&" : "||", ex(E, n->rhs));
+    if (t && t->kind == TY_BOOL && n->lhs->type->kind == TY_BOOL && n->rhs->type->kind == TY_BOOL) {
+        /* an operand folded to the identity (a self-comparison,
+         * self_compare_value): the other alone, which Clang would
+         * otherwise flag as a constant operand of && or || */
+        const char *l = ex(E, n->lhs), *r = ex(E, n->rhs), *id = is_and ? "(1)" : "(0)";
+        if (strcmp(l, id) == 0)
+            return r;
+        if (strcmp(r, id) == 0)
+            return l;
+        return arena_printf("(%s %s %s)", l, is_and ? "&&" : "||", r);
+    }
     const char *tmp = new_tmp(E, n->lhs->type);
     const char *l = conv(tmp, n->lhs->type, t);
     const char *r = ex_as(E, n->rhs, t);

@@ -128,36 +128,36 @@ KRT_EXTERN_C __global__ void tuple_local(krt_view out, bool flip)
     t = krt_tup_i64_i64_make(((int64_t)blockIdx.x * blockDim.x + threadIdx.x), ((int64_t)blockIdx.y * blockDim.y + threadIdx.y));
 #line 33 "e2e_options.kern"
     f = !flip;
-#line 34 "e2e_options.kern"
+#line 36 "e2e_options.kern"
     if ((t.f0 < out.shape[0]) && (t.f1 < out.shape[1])) {
-#line 35 "e2e_options.kern"
+#line 37 "e2e_options.kern"
         *(int32_t *)(out.data + krt_wrap_index(t.f0, out.shape[0]) * out.strides[0] + krt_wrap_index(t.f1, out.shape[1]) * out.strides[1]) = (int32_t)(f ? krt_add_i64(krt_mul_i64(t.f0, 100), t.f1) : (-1));
     }
 }
 
-#line 39 "e2e_options.kern"
+#line 41 "e2e_options.kern"
 KRT_EXTERN_C __global__ void fast(krt_view x)
 {
     int64_t i = 0;
-#line 40 "e2e_options.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 41 "e2e_options.kern"
-    if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 43 "e2e_options.kern"
+    if (i < x.shape[0]) {
+#line 44 "e2e_options.kern"
         ((float *)x.data)[i] = (float)((((double)__expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)__fdividef(__sinf(((float *)x.data)[i]), 3.0f)));
 #line 149 "e2e_options.cu"
     }
 }
 
-#line 39 "e2e_options.kern"
+#line 41 "e2e_options.kern"
 KRT_EXTERN_C __global__ void fast__i32(krt_view x)
 {
     int64_t i = 0;
-#line 40 "e2e_options.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 41 "e2e_options.kern"
-    if ((int32_t)i < (int32_t)x.shape[0]) {
 #line 42 "e2e_options.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 43 "e2e_options.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 44 "e2e_options.kern"
         ((float *)x.data)[(int32_t)i] = (float)((((double)__expf(((float *)x.data)[(int32_t)i])) / ((double)x.shape[0])) + ((double)__fdividef(__sinf(((float *)x.data)[(int32_t)i]), 3.0f)));
 #line 163 "e2e_options.cu"
     }
@@ -276,15 +276,15 @@ static void tuple_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         t = krt_tup_i64_i64_make(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), ((int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y));
 #line 33 "e2e_options.kern"
         f = !flip;
-#line 34 "e2e_options.kern"
+#line 36 "e2e_options.kern"
         if ((t.f0 < out.shape[0]) && (t.f1 < out.shape[1])) {
-#line 35 "e2e_options.kern"
+#line 37 "e2e_options.kern"
             *(int32_t *)(out.data + krt_wrap_index(t.f0, out.shape[0]) * out.strides[0] + krt_wrap_index(t.f1, out.shape[1]) * out.strides[1]) = (int32_t)(f ? krt_add_i64(krt_mul_i64(t.f0, 100), t.f1) : (-1));
         }
     }
 }
 
-#line 39 "e2e_options.kern"
+#line 41 "e2e_options.kern"
 static void fast__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
@@ -299,11 +299,11 @@ static void fast__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
         KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
             int64_t i = 0;
-#line 40 "e2e_options.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-#line 41 "e2e_options.kern"
-            /* i < x.shape[0]: the threads the loop visits */
 #line 42 "e2e_options.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 43 "e2e_options.kern"
+            /* i < x.shape[0]: the threads the loop visits */
+#line 44 "e2e_options.kern"
             ((float *)x.data)[i] = (float)((((double)expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[i]) / 3.0f)));
 #line 309 "e2e_options.cu"
         }
@@ -448,20 +448,20 @@ KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)
     return krt_launch(&fast__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_options_a9656f1b[] = {
+static const krt_kernel *const krt_kernels_e2e_options_4d710604[] = {
     &axpb__kernel,
     &axpb__a1f8_f8__kernel,
     &shadow__kernel,
     &tuple_local__kernel,
     &fast__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_options_a9656f1b[] = {
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_options_4d710604[] = {
     &axpb__kernel_i32,
     &axpb__a1f8_f8__kernel_i32,
     &shadow__kernel_i32,
     NULL,
     &fast__kernel_i32,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_options_a9656f1b = {
-    "e2e_options.kern", 5, krt_kernels_e2e_options_a9656f1b
+KRT_EXTERN_C const krt_module krt_module_e2e_options_4d710604 = {
+    "e2e_options.kern", 5, krt_kernels_e2e_options_4d710604
 };

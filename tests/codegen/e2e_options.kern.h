@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_OPTIONS_A9656F1B_KERN_H_
-#define E2E_OPTIONS_A9656F1B_KERN_H_
+#ifndef E2E_OPTIONS_4D710604_KERN_H_
+#define E2E_OPTIONS_4D710604_KERN_H_
 
 #include <kernrt.h>
 
@@ -53,12 +53,12 @@ static inline int fast(krt_launch_cfg cfg, krt_array x)
 }
 extern const krt_kernel fast__kernel;
 
-extern const krt_module krt_module_e2e_options_a9656f1b;
+extern const krt_module krt_module_e2e_options_4d710604;
 #ifndef krt_module_e2e_options
-#define krt_module_e2e_options krt_module_e2e_options_a9656f1b
+#define krt_module_e2e_options krt_module_e2e_options_4d710604
 #endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_OPTIONS_A9656F1B_KERN_H_ */
+#endif /* E2E_OPTIONS_4D710604_KERN_H_ */
