@@ -37,6 +37,15 @@
 #define KRT_HD
 #endif
 #define KRT_FN static inline KRT_HD
+/* built with ThreadSanitizer (GCC's macro, Clang's feature test) */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define KRT_TSAN_ 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define KRT_TSAN_ 1
+#endif
 /* Helpers only the CPU versions of kernels call (they call the C library). */
 #define KRT_CPU_FN static inline
 /* float16 (kernrt_fp16.h); the HALF rows have no C arithmetic, so the
@@ -975,6 +984,18 @@ KRT_FN void krt_nanosleep(uint32_t ns)
 #define krt_threadfence() __threadfence()
 #define krt_threadfence_block() __threadfence_block()
 #define krt_threadfence_system() __threadfence_system()
+#elif defined(KRT_TSAN_)
+/* GCC rejects atomic_thread_fence under -fsanitize=thread (-Wtsan): a
+ * sequentially consistent read-modify-write of one word instead, which
+ * ThreadSanitizer follows and which is a full fence on the hardware */
+KRT_FN void krt_fence_tsan_(void)
+{
+    static int word;
+    (void)__atomic_fetch_add(&word, 0, __ATOMIC_SEQ_CST);
+}
+#define krt_threadfence() krt_fence_tsan_()
+#define krt_threadfence_block() krt_fence_tsan_()
+#define krt_threadfence_system() krt_fence_tsan_()
 #else
 #define krt_threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define krt_threadfence_block() __atomic_thread_fence(__ATOMIC_SEQ_CST)
@@ -1557,10 +1578,11 @@ KRT_FN int64_t krt_mul_wide(int32_t a, int32_t b)
  * chosen at load time where the CPU has it (GCC/Clang target_clones: an
  * ifunc, so x86-64 ELF with glibc; an 8-lane int32 or float operation
  * there is one instruction instead of two under SSE2).  Not AVX-512,
- * which valgrind does not run.  Empty elsewhere and with
- * -DKRT_NO_SIMD_CLONES. */
+ * which valgrind does not run.  Empty elsewhere, with -DKRT_NO_SIMD_CLONES
+ * and under ThreadSanitizer (the ifunc's resolver, instrumented, runs
+ * before the sanitizer's runtime is set up: a crash at load time). */
 #if defined(__x86_64__) && defined(__ELF__) && defined(__GLIBC__) && !defined(__CUDACC__) && \
-    !defined(__INTEL_COMPILER) && !defined(KRT_NO_SIMD_CLONES) &&                           \
+    !defined(__INTEL_COMPILER) && !defined(KRT_NO_SIMD_CLONES) && !defined(KRT_TSAN_) &&    \
     (defined(__clang__) ? __clang_major__ >= 14 : defined(__GNUC__) && __GNUC__ >= 6)
 #define KRT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
