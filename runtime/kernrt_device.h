@@ -1464,22 +1464,25 @@ KRT_FN unsigned krt_clamp_below(int64_t u, int64_t base, unsigned n)
  * cuda.grid(1) + lo .. cuda.grid(1) + hi, read, or written when write.
  * A block of a kernel with barriers loads and stores in bursts between
  * them, which the hardware's prefetcher sees too late; the next block's
- * lines are on their way while this one computes.  Clamped to the view;
- * nothing where its elements are not next to each other. */
+ * lines are on their way while this one computes.  Only where that block
+ * is this worker's next (b->nbx: the rest of its grab along x; another
+ * worker's would lose the lines written to), at most 16 KiB, clamped to
+ * the view; nothing where its elements are not next to each other. */
 KRT_FN void krt_prefetch_next(const krt_view *v, size_t size, const krt_cpu_block *b, int64_t lo, int64_t hi,
                               int write)
 {
 #if defined(__GNUC__) && !defined(__CUDA_ARCH__)
     const int64_t n = (int64_t)b->block_dim.x, next = ((int64_t)b->block_idx.x + 1) * n;
     int64_t first = next + lo, end = next + n + hi;
-    if (v->strides[0] != (int64_t)size)
+    if (b->nbx < 2 || v->strides[0] != (int64_t)size)
         return;
     first = first < 0 ? 0 : first;
     end = end > v->shape[0] ? v->shape[0] : end;
     if (first >= end)
         return;
     uintptr_t p = (uintptr_t)(v->data + first * (int64_t)size) & ~(uintptr_t)63;
-    const uintptr_t e = (uintptr_t)(v->data + end * (int64_t)size);
+    uintptr_t e = (uintptr_t)(v->data + end * (int64_t)size);
+    e = e - p > 16384 ? p + 16384 : e;
     if (write)
         for (; p < e; p += 64)
             __builtin_prefetch((const void *)p, 1, 3);

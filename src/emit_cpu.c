@@ -1567,6 +1567,19 @@ static bool kernel_has_shared(const Func *f)
     return false;
 }
 
+/* The test of CpuKernel.unit: the arrays' elements next to each other
+ * along their last dimension. */
+static const char *unit_test(const CpuKernel *K)
+{
+    StrBuf u = {0};
+    for (int i = 0; i < K->unit.len; i++) {
+        const Var *p = K->unit.items[i];
+        sb_printf(&u, "%s%s.strides[%d] == (int64_t)sizeof(%s)", i ? " && " : "", p->cname, p->type->ndim - 1,
+                  t_elem(p->type->elem));
+    }
+    return sb_take(&u);
+}
+
 /* The grid-stride loop itself (print_grid_stride), krt_gs over the
  * block's rows and the threads inside. */
 static void print_gs_loop(Emitter *E, const CpuKernel *K, const CpuBlock *r, bool multi)
@@ -1649,13 +1662,8 @@ static void print_grid_stride(Emitter *E, const CpuKernel *K, const CpuBlock *r)
     bool *nn = K->vars->local_nonneg, was = false;
     if (g->var_nonneg && nn)
         was = nn[g->var->index], nn[g->var->index] = true;
-    if (g->unit.len) {
-        StrBuf u = {0};
-        for (int i = 0; i < g->unit.len; i++) {
-            const Var *p = g->unit.items[i];
-            sb_printf(&u, "%s%s.strides[0] == (int64_t)sizeof(%s)", i ? " && " : "", p->cname, t_elem(p->type->elem));
-        }
-        outf(E, "if (%s) {", sb_take(&u));
+    if (K->unit.len) {
+        outf(E, "if (%s) {", unit_test(K));
         E->indent++;
         print_gs_loop(E, K, r, multi);
         E->indent--;
@@ -1806,6 +1814,85 @@ static void print_priv_wrapper(Emitter *E, const Func *f, const char *name, cons
     outf(E, "%s", "");
 }
 
+/* A kernel without barriers: its one thread loop (the threads that pass
+ * its `if`, CpuKernel.clamps, where it has one), its locals plain C locals
+ * of the loop's body. */
+static void print_thread_loop(Emitter *E, const CpuKernel *K, const CpuBlock *r)
+{
+    const Func *f = K->fn;
+    /* (any order is right without a barrier: the one that walks the
+     * arrays sequentially, see lower_cpu's prefers_y_inner) */
+    if (K->nclamps) {
+        /* issue 10 (cpu): only the threads that pass the kernel's
+         * `if` (lower_cpu's find_clamp) */
+        static const char comp[] = "xyz";
+        outf(E, "{");
+        E->indent++;
+        for (int c = 0; c < 3; c++)
+            outf(E, "unsigned krt_n%c = krt_b->block_dim.%c;", comp[c], comp[c]);
+        for (int i = 0; i < K->nclamps; i++) {
+            const CpuClamp *cl = &K->clamps[i];
+            char c = comp[cl->comp];
+            const char *base = cl->base ? arena_printf("(int64_t)krt_b->block_idx.%c * krt_b->block_dim.%c", c, c)
+                                        : NULL;
+            const char *b = base && cl->c ? arena_printf("%s + %lld", base, (long long)cl->c)
+                            : base ? base : arena_printf("%lld", (long long)cl->c);
+            outf(E, "krt_n%c = krt_clamp_below(%s, %s, krt_n%c);", c, unparen(ex(E, tree(cl->u))), b, c);
+        }
+        outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {"
+                           : "KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {");
+    } else {
+        outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX(krt_b) {" : "KRT_FOR_EACH_THREAD(krt_b) {");
+    }
+    E->indent++;
+    if (E->debug) {
+        outf(E, "if (*krt_b->error != KRT_OK)");
+        outf(E, "    return;");
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        Var *v = f->params[i];
+        if (K->param_copied[i])
+            outf(E, "%s %s = %s;", t_c(v->type), v->cname,
+                 arena_printf("krt_arg_%s", v->cname));
+    }
+    /* (those lower_cpu left per thread; block-level ones are the
+     * function's) */
+    const CpuHome *home = K->vars->local_home;
+    for (int i = 0; i < f->nlocals; i++)
+        if (home[i] == CPU_HOME_C && f->locals[i]->kind != VAR_DYNSHARED)
+            decl_local(E, f->locals[i]);
+    for (int i = 0; i < f->nlocals; i++)
+        if (!E->local_read[i] && home[i] == CPU_HOME_C && f->locals[i]->kind != VAR_DYNSHARED)
+            outf(E, "(void)%s;", f->locals[i]->cname);
+    E->thread_loop = true;
+    E->exit_label = 0;
+    E->exit_used = false;
+    E->cpu_region = r;
+    for (int i = 0; i < r->nitems; i++) {
+        if (r->items[i].stmt == K->clamp_if) {
+            Node *s = tree(K->clamp_if);
+            emit_lineno(E, s->loc);
+            outf(E, "/* %s: the threads the loop visits */", ex_cond(E, s->cond));
+            emit_stmts(E, &s->body);
+            continue;
+        }
+        print_item(E, &r->items[i]);
+    }
+    if (E->exit_used) {
+        E->indent--;
+        outf(E, "krt_next:;");
+        E->indent++;
+    }
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->indent--;
+    outf(E, "}");
+    if (K->nclamps) {
+        E->indent--;
+        outf(E, "}");
+    }
+}
+
 void emit_cpu_kernel(Emitter *E, Func *f)
 {
     const char *name = fn_cname(f);
@@ -1826,76 +1913,20 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         enter_block(E, r);
         if (K->gs)
             print_grid_stride(E, K, r);
-        /* (any order is right without a barrier: the one that walks the
-         * arrays sequentially, see lower_cpu's prefers_y_inner) */
-        if (K->nclamps) {
-            /* issue 10 (cpu): only the threads that pass the kernel's
-             * `if` (lower_cpu's find_clamp) */
-            static const char comp[] = "xyz";
-            outf(E, "{");
+        if (K->unit.len && !K->gs) {
+            /* where the arrays' elements lie next to each other, a copy
+             * with their last strides known (CpuKernel.unit) */
+            outf(E, "if (%s) {", unit_test(K));
             E->indent++;
-            for (int c = 0; c < 3; c++)
-                outf(E, "unsigned krt_n%c = krt_b->block_dim.%c;", comp[c], comp[c]);
-            for (int i = 0; i < K->nclamps; i++) {
-                const CpuClamp *cl = &K->clamps[i];
-                char c = comp[cl->comp];
-                const char *base = cl->base ? arena_printf("(int64_t)krt_b->block_idx.%c * krt_b->block_dim.%c", c, c)
-                                            : NULL;
-                const char *b = base && cl->c ? arena_printf("%s + %lld", base, (long long)cl->c)
-                                : base ? base : arena_printf("%lld", (long long)cl->c);
-                outf(E, "krt_n%c = krt_clamp_below(%s, %s, krt_n%c);", c, unparen(ex(E, tree(cl->u))), b, c);
-            }
-            outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {"
-                               : "KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {");
-        } else {
-            outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX(krt_b) {" : "KRT_FOR_EACH_THREAD(krt_b) {");
-        }
-        E->indent++;
-        if (E->debug) {
-            outf(E, "if (*krt_b->error != KRT_OK)");
-            outf(E, "    return;");
-        }
-        for (int i = 0; i < f->nparams; i++) {
-            Var *v = f->params[i];
-            if (K->param_copied[i])
-                outf(E, "%s %s = %s;", t_c(v->type), v->cname,
-                     arena_printf("krt_arg_%s", v->cname));
-        }
-        /* (those lower_cpu left per thread; block-level ones are the
-         * function's) */
-        const CpuHome *home = K->vars->local_home;
-        for (int i = 0; i < f->nlocals; i++)
-            if (home[i] == CPU_HOME_C && f->locals[i]->kind != VAR_DYNSHARED)
-                decl_local(E, f->locals[i]);
-        for (int i = 0; i < f->nlocals; i++)
-            if (!E->local_read[i] && home[i] == CPU_HOME_C && f->locals[i]->kind != VAR_DYNSHARED)
-                outf(E, "(void)%s;", f->locals[i]->cname);
-        E->thread_loop = true;
-        E->exit_label = 0;
-        E->exit_used = false;
-        E->cpu_region = r;
-        for (int i = 0; i < r->nitems; i++) {
-            if (r->items[i].stmt == K->clamp_if) {
-                Node *s = tree(K->clamp_if);
-                emit_lineno(E, s->loc);
-                outf(E, "/* %s: the threads the loop visits */", ex_cond(E, s->cond));
-                emit_stmts(E, &s->body);
-                continue;
-            }
-            print_item(E, &r->items[i]);
-        }
-        if (E->exit_used) {
+            print_thread_loop(E, K, r);
             E->indent--;
-            outf(E, "krt_next:;");
+            outf(E, "} else {");
             E->indent++;
-        }
-        E->thread_loop = false;
-        E->cpu_region = NULL;
-        E->indent--;
-        outf(E, "}");
-        if (K->nclamps) {
+            print_thread_loop(E, K, r);
             E->indent--;
             outf(E, "}");
+        } else {
+            print_thread_loop(E, K, r);
         }
         if (K->gs) {
             E->indent--;

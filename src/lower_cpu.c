@@ -1485,7 +1485,7 @@ static void pf_add(PfScan *P, const Node *n)
     const Var *v = n->lhs && n->lhs->kind == E_VAR ? n->lhs->var : NULL;
     BarForm f;
     if (!v || v->kind != VAR_PARAM || v->type->kind != TY_ARRAY || v->type->ndim != 1 || n->args.len != 1 ||
-        !n->type || n->type->kind == TY_ARRAY || K->param_copied[v->index])
+        v->type->elem->kind == TY_RNGSTATE || !n->type || n->type->kind == TY_ARRAY || K->param_copied[v->index])
         return;
     P->S.u = NULL;
     if (!bar_form(&P->S, n->args.items[0], &f) || f.kt != 1 || f.kg != 1 || f.ku != 0)
@@ -1532,7 +1532,7 @@ static void find_prefetch(CpuKernel *K)
     P.S.cf = K->vars;
     for (int i = 0; i < K->fn->def->body.len; i++)
         node_walk(K->fn->def->body.items[i], pf_visit, &P);
-    for (int i = 0; i < K->npf; i++)   /* a hint, never more than a block away */
+    for (int i = 0; i < K->npf; i++)   /* a hint: offsets within 4096 elements */
         if (K->pf[i].hi - K->pf[i].lo > 4096)
             K->pf[i--] = K->pf[--K->npf];
 }
@@ -2562,20 +2562,6 @@ static Visit gs_multi_visit(const Node *n, void *ctx)
     return VISIT_CHILDREN;
 }
 
-/* CpuGridStride.unit: the 1-D parameter arrays the body indexes whose
- * type leaves their stride open (at most 4: one copy of the loop for all) */
-static Visit gs_unit_visit(const Node *n, void *ctx)
-{
-    PtrVec *unit = ctx;
-    /* an element, or an atomic's array */
-    const Node *a = n->kind == E_INDEX ? n->lhs : n->kind == E_API && n->args.len ? n->args.items[0] : NULL;
-    const Var *v = a && a->kind == E_VAR ? a->var : NULL;
-    if (v && v->kind == VAR_PARAM && v->type->kind == TY_ARRAY && v->type->ndim == 1 &&
-        !v->type->contiguous && !vec_contains(unit, v) && unit->len < 4)
-        vec_push(unit, (void *)v);
-    return VISIT_CHILDREN;
-}
-
 static void find_grid_stride(CpuKernel *K)
 {
     const Func *f = K->fn;
@@ -2695,8 +2681,6 @@ static void find_grid_stride(CpuKernel *K)
         }
     }
     g->var_nonneg = iv || (uni_local(f, g->var) && R.defs[g->var->index] == 1);
-    for (int k = 0; k < g->nbody; k++)
-        node_walk(loop->body.items[k], gs_unit_visit, &g->unit);
     GsMulti M = {f, R.uok, R.ok, g->var, false};
     for (int k = 0; k < g->nbody && !M.bad; k++)
         node_walk(loop->body.items[k], gs_multi_visit, &M);
@@ -2872,6 +2856,19 @@ static void mark_assigned(const Func *f, bool *assigned, const Var *v)
         assigned[v->index] = true;
 }
 
+/* CpuKernel.unit: the parameter arrays a statement indexes (an element,
+ * or an atomic's array) whose type leaves the last stride open */
+static Visit unit_visit(const Node *n, void *ctx)
+{
+    PtrVec *unit = ctx;
+    const Node *a = n->kind == E_INDEX ? n->lhs : n->kind == E_API && n->args.len ? n->args.items[0] : NULL;
+    const Var *v = a && a->kind == E_VAR ? a->var : NULL;
+    if (v && v->kind == VAR_PARAM && v->type->kind == TY_ARRAY && v->type->ndim >= 1 &&
+        v->type->elem->kind != TY_RNGSTATE && !v->type->contiguous && !vec_contains(unit, v) && unit->len < 4)
+        vec_push(unit, (void *)v);
+    return VISIT_CHILDREN;
+}
+
 /* The parameters the kernel assigns (per-thread copies on the CPU). */
 static void walk_assigned(const Func *f, bool *assigned, const Node *n)
 {
@@ -2961,6 +2958,9 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         list_push(&K->body, r);
         for (int i = 0; i < f->def->body.len; i++)
             region_stmt(&L, r, f->def->body.items[i]);
+        if (!kv->debug && (K->gs || !list_has_exit(&f->def->body)))
+            for (int i = 0; i < f->def->body.len; i++)
+                node_walk(f->def->body.items[i], unit_visit, &K->unit);
     }
     return K;
 }

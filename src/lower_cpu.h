@@ -322,11 +322,6 @@ typedef struct CpuGridStride {
     bool var_nonneg;         /* nothing else assigns var: in the loop it is
                                 the thread's element, never negative (no
                                 krt_wrap_index) */
-    PtrVec unit;             /* parameter arrays (Var) of the body, 1-D and
-                                not declared contiguous: a second copy of
-                                the loop runs where their elements lie next
-                                to each other (the C compiler then folds
-                                the stride into the address) */
     bool multi;              /* the body names no thread or block index, no
                                 per-thread prefix variable, no shared array,
                                 no device function: the C target runs the
@@ -382,6 +377,13 @@ typedef struct CpuKernel {
     const Node *clamp_if;    /* not split: the if of the clamps (NULL: none) */
     CpuClamp *clamps;
     int nclamps;
+    /* not split, no exit, not under debug: the parameter arrays the body
+     * indexes (an atomic's too) whose type leaves their last stride open
+     * (Var, at most 4); the thread loop (or the grid-stride loop) is
+     * printed twice, one copy for where their elements lie next to each
+     * other along the last dimension (the C compiler then folds that
+     * stride into the addresses) */
+    PtrVec unit;
     CpuPrefetch pf[PREFETCH_MAX];   /* split: the arrays to prefetch */
     int npf;
 } CpuKernel;

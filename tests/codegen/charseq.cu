@@ -222,26 +222,51 @@ static void fill__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view names = *(const krt_view *)krt_args[0];
     const krt_view tags = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        krt_S4 t = krt_S4_from("", 0);
+    if (tags.strides[0] == (int64_t)sizeof(krt_S4)) {
+        KRT_FOR_EACH_THREAD(krt_b) {
+            int64_t i = 0;
+            krt_S4 t = krt_S4_from("", 0);
 #line 15 "charseq.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 16 "charseq.kern"
-        if (i < names.shape[0]) {
+            if (i < names.shape[0]) {
 #line 17 "charseq.kern"
-            ((krt_U6 *)names.data)[i] = krt_U6_from((const uint32_t *)U"h\xe9llo,", 6);
+                ((krt_U6 *)names.data)[i] = krt_U6_from((const uint32_t *)U"h\xe9llo,", 6);
 #line 18 "charseq.kern"
-            *(krt_S4 *)(tags.data + i * tags.strides[0]) = krt_S4_from("\000a\042\134", 4);
-        }
+                *(krt_S4 *)(tags.data + i * tags.strides[0]) = krt_S4_from("\000a\042\134", 4);
+            }
 #line 19 "charseq.kern"
-        if (i == 0) {
+            if (i == 0) {
 #line 20 "charseq.kern"
-            ((krt_U6 *)names.data)[0] = krt_U6_from((const uint32_t *)U"", 0);
+                ((krt_U6 *)names.data)[0] = krt_U6_from((const uint32_t *)U"", 0);
 #line 21 "charseq.kern"
-            t = *(krt_S4 *)(tags.data + 1 * tags.strides[0]);
+                t = *(krt_S4 *)(tags.data + 1 * tags.strides[0]);
 #line 22 "charseq.kern"
-            *(krt_S4 *)(tags.data + 0 * tags.strides[0]) = t;
+                *(krt_S4 *)(tags.data + 0 * tags.strides[0]) = t;
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD(krt_b) {
+            int64_t i = 0;
+            krt_S4 t = krt_S4_from("", 0);
+#line 15 "charseq.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 16 "charseq.kern"
+            if (i < names.shape[0]) {
+#line 17 "charseq.kern"
+                ((krt_U6 *)names.data)[i] = krt_U6_from((const uint32_t *)U"h\xe9llo,", 6);
+#line 18 "charseq.kern"
+                *(krt_S4 *)(tags.data + i * tags.strides[0]) = krt_S4_from("\000a\042\134", 4);
+            }
+#line 19 "charseq.kern"
+            if (i == 0) {
+#line 20 "charseq.kern"
+                ((krt_U6 *)names.data)[0] = krt_U6_from((const uint32_t *)U"", 0);
+#line 21 "charseq.kern"
+                t = *(krt_S4 *)(tags.data + 1 * tags.strides[0]);
+#line 22 "charseq.kern"
+                *(krt_S4 *)(tags.data + 0 * tags.strides[0]) = t;
+            }
         }
     }
 }
@@ -255,29 +280,57 @@ static void fields__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view names = *(const krt_view *)krt_args[1];
     const krt_view grid = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(items.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (grid.strides[1] == (int64_t)sizeof(krt_U6)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(items.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 27 "charseq.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 28 "charseq.kern"
-            /* i < items.shape[0]: the threads the loop visits */
+                /* i < items.shape[0]: the threads the loop visits */
 #line 29 "charseq.kern"
-            (((krt_rec_item *)items.data)[i]).id = (int32_t)i;
+                (((krt_rec_item *)items.data)[i]).id = (int32_t)i;
 #line 30 "charseq.kern"
-            (((krt_rec_item *)items.data)[i]).name = krt_U6_from((const uint32_t *)U"\x4e2d\x1f600x", 3);
+                (((krt_rec_item *)items.data)[i]).name = krt_U6_from((const uint32_t *)U"\x4e2d\x1f600x", 3);
 #line 31 "charseq.kern"
-            (((krt_rec_item *)items.data)[i]).tag = krt_S4_from("ab", 2);
+                (((krt_rec_item *)items.data)[i]).tag = krt_S4_from("ab", 2);
 #line 32 "charseq.kern"
-            ((krt_U6 *)names.data)[i] = (((krt_rec_item *)items.data)[i]).name;
+                ((krt_U6 *)names.data)[i] = (((krt_rec_item *)items.data)[i]).name;
 #line 33 "charseq.kern"
-            *(krt_U6 *)(grid.data + i * grid.strides[0] + 0 * grid.strides[1]) = ((krt_U6 *)names.data)[i];
+                *(krt_U6 *)(grid.data + i * grid.strides[0] + 0 * grid.strides[1]) = ((krt_U6 *)names.data)[i];
 #line 34 "charseq.kern"
-            (((krt_rec_item *)items.data)[i]).name = *(krt_U6 *)(grid.data + i * grid.strides[0] + 1 * grid.strides[1]);
+                (((krt_rec_item *)items.data)[i]).name = *(krt_U6 *)(grid.data + i * grid.strides[0] + 1 * grid.strides[1]);
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(items.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 27 "charseq.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 28 "charseq.kern"
+                /* i < items.shape[0]: the threads the loop visits */
+#line 29 "charseq.kern"
+                (((krt_rec_item *)items.data)[i]).id = (int32_t)i;
+#line 30 "charseq.kern"
+                (((krt_rec_item *)items.data)[i]).name = krt_U6_from((const uint32_t *)U"\x4e2d\x1f600x", 3);
+#line 31 "charseq.kern"
+                (((krt_rec_item *)items.data)[i]).tag = krt_S4_from("ab", 2);
+#line 32 "charseq.kern"
+                ((krt_U6 *)names.data)[i] = (((krt_rec_item *)items.data)[i]).name;
+#line 33 "charseq.kern"
+                *(krt_U6 *)(grid.data + i * grid.strides[0] + 0 * grid.strides[1]) = ((krt_U6 *)names.data)[i];
+#line 34 "charseq.kern"
+                (((krt_rec_item *)items.data)[i]).name = *(krt_U6 *)(grid.data + i * grid.strides[0] + 1 * grid.strides[1]);
+            }
         }
     }
 }
@@ -300,7 +353,7 @@ static void compare__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view tags = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-#line 304 "charseq.cu"
+#line 357 "charseq.cu"
     {
         unsigned krt_nx = krt_b->block_dim.x;
         unsigned krt_ny = krt_b->block_dim.y;
@@ -323,7 +376,7 @@ static void compare__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if (krt_cs_len((((krt_S4 *)tags.data)[i]).c, 1, 4) != 0) {
 #line 50 "charseq.kern"
                 ((int64_t *)out.data)[i] = krt_add_i64(((int64_t *)out.data)[i], 100);
-#line 327 "charseq.cu"
+#line 380 "charseq.cu"
             }
         }
     }

@@ -34,20 +34,39 @@ static void distances__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const float py = *(const float *)krt_args[3];
     const krt_view out = *(const krt_view *)krt_args[4];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (xs.strides[0] == (int64_t)sizeof(float) && ys.strides[0] == (int64_t)sizeof(float) && out.strides[0] == (int64_t)sizeof(float)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 17 "distance.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "distance.kern"
-            /* i < out.shape[0]: the threads the loop visits */
+                /* i < out.shape[0]: the threads the loop visits */
 #line 19 "distance.kern"
-            *(float *)(out.data + i * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + i * xs.strides[0]), *(float *)(ys.data + i * ys.strides[0]), px, py);
-#line 51 "distance.c"
+                *(float *)(out.data + i * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + i * xs.strides[0]), *(float *)(ys.data + i * ys.strides[0]), px, py);
+#line 52 "distance.c"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 17 "distance.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 18 "distance.kern"
+                /* i < out.shape[0]: the threads the loop visits */
+#line 19 "distance.kern"
+                *(float *)(out.data + i * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + i * xs.strides[0]), *(float *)(ys.data + i * ys.strides[0]), px, py);
+#line 69 "distance.c"
+            }
         }
     }
 }

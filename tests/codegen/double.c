@@ -15,20 +15,39 @@ static void double_it__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view a = *(const krt_view *)krt_args[0];
 #line 17 "double.c"
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (a.strides[0] == (int64_t)sizeof(float)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 7 "double.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 9 "double.kern"
-            /* i < a.shape[0]: the threads the loop visits */
+                /* i < a.shape[0]: the threads the loop visits */
 #line 10 "double.kern"
-            *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
-#line 32 "double.c"
+                *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
+#line 33 "double.c"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 7 "double.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 9 "double.kern"
+                /* i < a.shape[0]: the threads the loop visits */
+#line 10 "double.kern"
+                *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
+#line 50 "double.c"
+            }
         }
     }
 }

@@ -408,23 +408,45 @@ static void widen__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view ou = *(const krt_view *)krt_args[3];
     const krt_view osh = *(const krt_view *)krt_args[4];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(p.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (p.strides[0] == (int64_t)sizeof(int32_t) && o64.strides[0] == (int64_t)sizeof(int64_t) && u.strides[0] == (int64_t)sizeof(uint32_t) && ou.strides[0] == (int64_t)sizeof(uint64_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(p.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 41 "e2e_arith.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 42 "e2e_arith.kern"
-            /* i < p.shape[0]: the threads the loop visits */
+                /* i < p.shape[0]: the threads the loop visits */
 #line 43 "e2e_arith.kern"
-            *(int64_t *)(o64.data + i * o64.strides[0]) = krt_add_i64(((int64_t)*(int32_t *)(p.data + i * p.strides[0])), ((int64_t)*(int32_t *)(p.data + i * p.strides[0])));
+                *(int64_t *)(o64.data + i * o64.strides[0]) = krt_add_i64(((int64_t)*(int32_t *)(p.data + i * p.strides[0])), ((int64_t)*(int32_t *)(p.data + i * p.strides[0])));
 #line 44 "e2e_arith.kern"
-            *(uint64_t *)(ou.data + i * ou.strides[0]) = ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) - ((uint64_t)*(uint32_t *)(u.data + krt_mod_i64(krt_add_i64(i, 1), u.shape[0]) * u.strides[0]));
+                *(uint64_t *)(ou.data + i * ou.strides[0]) = ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) - ((uint64_t)*(uint32_t *)(u.data + krt_mod_i64(krt_add_i64(i, 1), u.shape[0]) * u.strides[0]));
 #line 45 "e2e_arith.kern"
-            *(uint64_t *)(osh.data + i * osh.strides[0]) = (((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) * ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0]))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])));
+                *(uint64_t *)(osh.data + i * osh.strides[0]) = (((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) * ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0]))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])));
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(p.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 41 "e2e_arith.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 42 "e2e_arith.kern"
+                /* i < p.shape[0]: the threads the loop visits */
+#line 43 "e2e_arith.kern"
+                *(int64_t *)(o64.data + i * o64.strides[0]) = krt_add_i64(((int64_t)*(int32_t *)(p.data + i * p.strides[0])), ((int64_t)*(int32_t *)(p.data + i * p.strides[0])));
+#line 44 "e2e_arith.kern"
+                *(uint64_t *)(ou.data + i * ou.strides[0]) = ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) - ((uint64_t)*(uint32_t *)(u.data + krt_mod_i64(krt_add_i64(i, 1), u.shape[0]) * u.strides[0]));
+#line 45 "e2e_arith.kern"
+                *(uint64_t *)(osh.data + i * osh.strides[0]) = (((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) * ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0]))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])));
+            }
         }
     }
 }
@@ -492,7 +514,7 @@ static void floatops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
 #line 72 "e2e_arith.kern"
         *(float *)(out32.data + i * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
-#line 496 "e2e_arith.cu"
+#line 518 "e2e_arith.cu"
     krt_next:;
     }
 }

@@ -44,24 +44,47 @@ static void add2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view c = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    {
+    if (a.strides[1] == (int64_t)sizeof(float) && b.strides[1] == (int64_t)sizeof(float)) {
 #line 49 "e2e_arrays.c"
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(c.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        krt_ny = krt_clamp_below(c.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
-        KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            int64_t j = 0;
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(c.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            krt_ny = krt_clamp_below(c.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
+            KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int64_t j = 0;
 #line 8 "e2e_arrays.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 8 "e2e_arrays.kern"
-            j = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+                j = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
 #line 9 "e2e_arrays.kern"
-            /* (i < c.shape[0]) && (j < c.shape[1]): the threads the loop visits */
+                /* (i < c.shape[0]) && (j < c.shape[1]): the threads the loop visits */
 #line 10 "e2e_arrays.kern"
-            ((float *)c.data)[i * c.shape[1] + j] = (*(float *)(a.data + i * a.strides[0] + j * a.strides[1]) + (*(float *)(b.data + i * b.strides[0] + j * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
+                ((float *)c.data)[i * c.shape[1] + j] = (*(float *)(a.data + i * a.strides[0] + j * a.strides[1]) + (*(float *)(b.data + i * b.strides[0] + j * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(c.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+#line 75 "e2e_arrays.c"
+            krt_ny = krt_clamp_below(c.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
+            KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int64_t j = 0;
+#line 8 "e2e_arrays.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 8 "e2e_arrays.kern"
+                j = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+#line 9 "e2e_arrays.kern"
+                /* (i < c.shape[0]) && (j < c.shape[1]): the threads the loop visits */
+#line 10 "e2e_arrays.kern"
+                ((float *)c.data)[i * c.shape[1] + j] = (*(float *)(a.data + i * a.strides[0] + j * a.strides[1]) + (*(float *)(b.data + i * b.strides[0] + j * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
+            }
         }
     }
 }
@@ -72,40 +95,76 @@ static void scale3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
-#line 76 "e2e_arrays.c"
+#line 99 "e2e_arrays.c"
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nz = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.z * krt_b->block_dim.z, krt_nz);
-        krt_ny = krt_clamp_below(out.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
-        krt_nx = krt_clamp_below(out.shape[2], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t x = 0;
-            int64_t y = 0;
-            int64_t z = 0;
-            int64_t nx = 0;
-            int64_t ny = 0;
-            int64_t nz = 0;
+    if (a.strides[2] == (int64_t)sizeof(double)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nz = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.z * krt_b->block_dim.z, krt_nz);
+            krt_ny = krt_clamp_below(out.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
+            krt_nx = krt_clamp_below(out.shape[2], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t x = 0;
+                int64_t y = 0;
+                int64_t z = 0;
+                int64_t nx = 0;
+                int64_t ny = 0;
+                int64_t nz = 0;
 #line 15 "e2e_arrays.kern"
-            x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "e2e_arrays.kern"
-            y = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+                y = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
 #line 15 "e2e_arrays.kern"
-            z = (int64_t)krt_b->block_idx.z * krt_b->block_dim.z + krt_tid.z;
+                z = (int64_t)krt_b->block_idx.z * krt_b->block_dim.z + krt_tid.z;
 #line 16 "e2e_arrays.kern"
-            nx = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+                nx = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
 #line 16 "e2e_arrays.kern"
-            ny = (int64_t)krt_b->block_dim.y * krt_b->grid_dim.y;
+                ny = (int64_t)krt_b->block_dim.y * krt_b->grid_dim.y;
 #line 16 "e2e_arrays.kern"
-            nz = (int64_t)krt_b->block_dim.z * krt_b->grid_dim.z;
+                nz = (int64_t)krt_b->block_dim.z * krt_b->grid_dim.z;
 #line 17 "e2e_arrays.kern"
-            /* ((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2]): the threads the loop visits */
+                /* ((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2]): the threads the loop visits */
 #line 18 "e2e_arrays.kern"
-            ((double *)out.data)[(z * out.shape[1] + y) * out.shape[2] + x] = (((*(double *)(a.data + z * a.strides[0] + y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
-#line 109 "e2e_arrays.c"
+                ((double *)out.data)[(z * out.shape[1] + y) * out.shape[2] + x] = (((*(double *)(a.data + z * a.strides[0] + y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
+#line 133 "e2e_arrays.c"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nz = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.z * krt_b->block_dim.z, krt_nz);
+            krt_ny = krt_clamp_below(out.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
+            krt_nx = krt_clamp_below(out.shape[2], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t x = 0;
+                int64_t y = 0;
+                int64_t z = 0;
+                int64_t nx = 0;
+                int64_t ny = 0;
+                int64_t nz = 0;
+#line 15 "e2e_arrays.kern"
+                x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 15 "e2e_arrays.kern"
+                y = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+#line 15 "e2e_arrays.kern"
+                z = (int64_t)krt_b->block_idx.z * krt_b->block_dim.z + krt_tid.z;
+#line 16 "e2e_arrays.kern"
+                nx = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+#line 16 "e2e_arrays.kern"
+                ny = (int64_t)krt_b->block_dim.y * krt_b->grid_dim.y;
+#line 16 "e2e_arrays.kern"
+                nz = (int64_t)krt_b->block_dim.z * krt_b->grid_dim.z;
+#line 17 "e2e_arrays.kern"
+                /* ((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2]): the threads the loop visits */
+#line 18 "e2e_arrays.kern"
+                ((double *)out.data)[(z * out.shape[1] + y) * out.shape[2] + x] = (((*(double *)(a.data + z * a.strides[0] + y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
+#line 167 "e2e_arrays.c"
+            }
         }
     }
 }

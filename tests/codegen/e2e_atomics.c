@@ -20,83 +20,166 @@ static void hammer__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view f64 = *(const krt_view *)krt_args[5];
     const krt_view vals = *(const krt_view *)krt_args[6];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            int32_t v = 0;
-            uint32_t w = 0;
-            int64_t x = 0;
-            uint64_t y = 0;
-            float f = 0;
-            double d = 0;
+    if (vals.strides[0] == (int64_t)sizeof(int32_t) && i32.strides[0] == (int64_t)sizeof(int32_t) && u32.strides[0] == (int64_t)sizeof(uint32_t) && i64.strides[0] == (int64_t)sizeof(int64_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int32_t v = 0;
+                uint32_t w = 0;
+                int64_t x = 0;
+                uint64_t y = 0;
+                float f = 0;
+                double d = 0;
 #line 8 "e2e_atomics.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 9 "e2e_atomics.kern"
-            /* i < vals.shape[0]: the threads the loop visits */
+                /* i < vals.shape[0]: the threads the loop visits */
 #line 10 "e2e_atomics.kern"
-            v = *(int32_t *)(vals.data + i * vals.strides[0]);
+                v = *(int32_t *)(vals.data + i * vals.strides[0]);
 #line 11 "e2e_atomics.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), v);
+                (void)krt_atomic_add_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), v);
 #line 12 "e2e_atomics.kern"
-            (void)krt_atomic_sub_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), v);
+                (void)krt_atomic_sub_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), v);
 #line 13 "e2e_atomics.kern"
-            (void)krt_atomic_max_i32(&*(int32_t *)(i32.data + 2 * i32.strides[0]), v);
+                (void)krt_atomic_max_i32(&*(int32_t *)(i32.data + 2 * i32.strides[0]), v);
 #line 14 "e2e_atomics.kern"
-            (void)krt_atomic_min_i32(&*(int32_t *)(i32.data + 3 * i32.strides[0]), v);
+                (void)krt_atomic_min_i32(&*(int32_t *)(i32.data + 3 * i32.strides[0]), v);
 #line 15 "e2e_atomics.kern"
-            w = (uint32_t)v;
+                w = (uint32_t)v;
 #line 16 "e2e_atomics.kern"
-            (void)krt_atomic_add_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), w);
+                (void)krt_atomic_add_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), w);
 #line 17 "e2e_atomics.kern"
-            (void)krt_atomic_sub_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), w);
+                (void)krt_atomic_sub_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), w);
 #line 18 "e2e_atomics.kern"
-            (void)krt_atomic_max_u32(&*(uint32_t *)(u32.data + 2 * u32.strides[0]), w);
+                (void)krt_atomic_max_u32(&*(uint32_t *)(u32.data + 2 * u32.strides[0]), w);
 #line 19 "e2e_atomics.kern"
-            (void)krt_atomic_min_u32(&*(uint32_t *)(u32.data + 3 * u32.strides[0]), w);
+                (void)krt_atomic_min_u32(&*(uint32_t *)(u32.data + 3 * u32.strides[0]), w);
 #line 20 "e2e_atomics.kern"
-            x = krt_mul_i64(((int64_t)v), 1000003);
+                x = krt_mul_i64(((int64_t)v), 1000003);
 #line 21 "e2e_atomics.kern"
-            (void)krt_atomic_add_i64(&*(int64_t *)(i64.data + 0 * i64.strides[0]), x);
+                (void)krt_atomic_add_i64(&*(int64_t *)(i64.data + 0 * i64.strides[0]), x);
 #line 22 "e2e_atomics.kern"
-            (void)krt_atomic_sub_i64(&*(int64_t *)(i64.data + 1 * i64.strides[0]), x);
+                (void)krt_atomic_sub_i64(&*(int64_t *)(i64.data + 1 * i64.strides[0]), x);
 #line 23 "e2e_atomics.kern"
-            (void)krt_atomic_max_i64(&*(int64_t *)(i64.data + 2 * i64.strides[0]), x);
+                (void)krt_atomic_max_i64(&*(int64_t *)(i64.data + 2 * i64.strides[0]), x);
 #line 24 "e2e_atomics.kern"
-            (void)krt_atomic_min_i64(&*(int64_t *)(i64.data + 3 * i64.strides[0]), x);
+                (void)krt_atomic_min_i64(&*(int64_t *)(i64.data + 3 * i64.strides[0]), x);
 #line 25 "e2e_atomics.kern"
-            y = (uint64_t)x;
+                y = (uint64_t)x;
 #line 26 "e2e_atomics.kern"
-            (void)krt_atomic_add_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0]), y);
+                (void)krt_atomic_add_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0]), y);
 #line 27 "e2e_atomics.kern"
-            (void)krt_atomic_sub_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0]), y);
+                (void)krt_atomic_sub_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0]), y);
 #line 28 "e2e_atomics.kern"
-            (void)krt_atomic_max_u64(&*(uint64_t *)(u64.data + 2 * u64.strides[0]), y);
+                (void)krt_atomic_max_u64(&*(uint64_t *)(u64.data + 2 * u64.strides[0]), y);
 #line 29 "e2e_atomics.kern"
-            (void)krt_atomic_min_u64(&*(uint64_t *)(u64.data + 3 * u64.strides[0]), y);
+                (void)krt_atomic_min_u64(&*(uint64_t *)(u64.data + 3 * u64.strides[0]), y);
 #line 30 "e2e_atomics.kern"
-            f = ((float)v) * 0.5f;
+                f = ((float)v) * 0.5f;
 #line 31 "e2e_atomics.kern"
-            (void)krt_atomic_add_f32(&*(float *)(f32.data + 0 * f32.strides[0]), f);
+                (void)krt_atomic_add_f32(&*(float *)(f32.data + 0 * f32.strides[0]), f);
 #line 32 "e2e_atomics.kern"
-            (void)krt_atomic_sub_f32(&*(float *)(f32.data + 1 * f32.strides[0]), f);
+                (void)krt_atomic_sub_f32(&*(float *)(f32.data + 1 * f32.strides[0]), f);
 #line 33 "e2e_atomics.kern"
-            (void)krt_atomic_max_f32(&*(float *)(f32.data + 2 * f32.strides[0]), f);
+                (void)krt_atomic_max_f32(&*(float *)(f32.data + 2 * f32.strides[0]), f);
 #line 34 "e2e_atomics.kern"
-            (void)krt_atomic_min_f32(&*(float *)(f32.data + 3 * f32.strides[0]), f);
+                (void)krt_atomic_min_f32(&*(float *)(f32.data + 3 * f32.strides[0]), f);
 #line 35 "e2e_atomics.kern"
-            d = ((double)v) * 0.25;
+                d = ((double)v) * 0.25;
 #line 36 "e2e_atomics.kern"
-            (void)krt_atomic_add_f64(&*(double *)(f64.data + 0 * f64.strides[0]), d);
+                (void)krt_atomic_add_f64(&*(double *)(f64.data + 0 * f64.strides[0]), d);
 #line 37 "e2e_atomics.kern"
-            (void)krt_atomic_sub_f64(&*(double *)(f64.data + 1 * f64.strides[0]), d);
+                (void)krt_atomic_sub_f64(&*(double *)(f64.data + 1 * f64.strides[0]), d);
 #line 38 "e2e_atomics.kern"
-            (void)krt_atomic_max_f64(&*(double *)(f64.data + 2 * f64.strides[0]), d);
+                (void)krt_atomic_max_f64(&*(double *)(f64.data + 2 * f64.strides[0]), d);
 #line 39 "e2e_atomics.kern"
-            (void)krt_atomic_min_f64(&*(double *)(f64.data + 3 * f64.strides[0]), d);
+                (void)krt_atomic_min_f64(&*(double *)(f64.data + 3 * f64.strides[0]), d);
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+#line 110 "e2e_atomics.c"
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int32_t v = 0;
+                uint32_t w = 0;
+                int64_t x = 0;
+                uint64_t y = 0;
+                float f = 0;
+                double d = 0;
+#line 8 "e2e_atomics.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 9 "e2e_atomics.kern"
+                /* i < vals.shape[0]: the threads the loop visits */
+#line 10 "e2e_atomics.kern"
+                v = *(int32_t *)(vals.data + i * vals.strides[0]);
+#line 11 "e2e_atomics.kern"
+                (void)krt_atomic_add_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), v);
+#line 12 "e2e_atomics.kern"
+                (void)krt_atomic_sub_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), v);
+#line 13 "e2e_atomics.kern"
+                (void)krt_atomic_max_i32(&*(int32_t *)(i32.data + 2 * i32.strides[0]), v);
+#line 14 "e2e_atomics.kern"
+                (void)krt_atomic_min_i32(&*(int32_t *)(i32.data + 3 * i32.strides[0]), v);
+#line 15 "e2e_atomics.kern"
+                w = (uint32_t)v;
+#line 16 "e2e_atomics.kern"
+                (void)krt_atomic_add_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), w);
+#line 17 "e2e_atomics.kern"
+                (void)krt_atomic_sub_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), w);
+#line 18 "e2e_atomics.kern"
+                (void)krt_atomic_max_u32(&*(uint32_t *)(u32.data + 2 * u32.strides[0]), w);
+#line 19 "e2e_atomics.kern"
+                (void)krt_atomic_min_u32(&*(uint32_t *)(u32.data + 3 * u32.strides[0]), w);
+#line 20 "e2e_atomics.kern"
+                x = krt_mul_i64(((int64_t)v), 1000003);
+#line 21 "e2e_atomics.kern"
+                (void)krt_atomic_add_i64(&*(int64_t *)(i64.data + 0 * i64.strides[0]), x);
+#line 22 "e2e_atomics.kern"
+                (void)krt_atomic_sub_i64(&*(int64_t *)(i64.data + 1 * i64.strides[0]), x);
+#line 23 "e2e_atomics.kern"
+                (void)krt_atomic_max_i64(&*(int64_t *)(i64.data + 2 * i64.strides[0]), x);
+#line 24 "e2e_atomics.kern"
+                (void)krt_atomic_min_i64(&*(int64_t *)(i64.data + 3 * i64.strides[0]), x);
+#line 25 "e2e_atomics.kern"
+                y = (uint64_t)x;
+#line 26 "e2e_atomics.kern"
+                (void)krt_atomic_add_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0]), y);
+#line 27 "e2e_atomics.kern"
+                (void)krt_atomic_sub_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0]), y);
+#line 28 "e2e_atomics.kern"
+                (void)krt_atomic_max_u64(&*(uint64_t *)(u64.data + 2 * u64.strides[0]), y);
+#line 29 "e2e_atomics.kern"
+                (void)krt_atomic_min_u64(&*(uint64_t *)(u64.data + 3 * u64.strides[0]), y);
+#line 30 "e2e_atomics.kern"
+                f = ((float)v) * 0.5f;
+#line 31 "e2e_atomics.kern"
+                (void)krt_atomic_add_f32(&*(float *)(f32.data + 0 * f32.strides[0]), f);
+#line 32 "e2e_atomics.kern"
+                (void)krt_atomic_sub_f32(&*(float *)(f32.data + 1 * f32.strides[0]), f);
+#line 33 "e2e_atomics.kern"
+                (void)krt_atomic_max_f32(&*(float *)(f32.data + 2 * f32.strides[0]), f);
+#line 34 "e2e_atomics.kern"
+                (void)krt_atomic_min_f32(&*(float *)(f32.data + 3 * f32.strides[0]), f);
+#line 35 "e2e_atomics.kern"
+                d = ((double)v) * 0.25;
+#line 36 "e2e_atomics.kern"
+                (void)krt_atomic_add_f64(&*(double *)(f64.data + 0 * f64.strides[0]), d);
+#line 37 "e2e_atomics.kern"
+                (void)krt_atomic_sub_f64(&*(double *)(f64.data + 1 * f64.strides[0]), d);
+#line 38 "e2e_atomics.kern"
+                (void)krt_atomic_max_f64(&*(double *)(f64.data + 2 * f64.strides[0]), d);
+#line 39 "e2e_atomics.kern"
+                (void)krt_atomic_min_f64(&*(double *)(f64.data + 3 * f64.strides[0]), d);
+            }
         }
     }
 }
@@ -107,26 +190,47 @@ static void tickets__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view counter = *(const krt_view *)krt_args[0];
-#line 111 "e2e_atomics.c"
+#line 194 "e2e_atomics.c"
     const krt_view ticket = *(const krt_view *)krt_args[1];
     const krt_view hist = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(ticket.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (counter.strides[0] == (int64_t)sizeof(int64_t) && ticket.strides[0] == (int64_t)sizeof(int64_t) && hist.strides[1] == (int64_t)sizeof(int32_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(ticket.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 44 "e2e_atomics.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 45 "e2e_atomics.kern"
-            /* i < ticket.shape[0]: the threads the loop visits */
+                /* i < ticket.shape[0]: the threads the loop visits */
 #line 46 "e2e_atomics.kern"
-            *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
+                *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 3) * hist.strides[0] + (int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
-#line 130 "e2e_atomics.c"
+                (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 3) * hist.strides[0] + (int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
+#line 214 "e2e_atomics.c"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(ticket.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 44 "e2e_atomics.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 45 "e2e_atomics.kern"
+                /* i < ticket.shape[0]: the threads the loop visits */
+#line 46 "e2e_atomics.kern"
+                *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
+#line 47 "e2e_atomics.kern"
+                (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 3) * hist.strides[0] + (int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
+#line 233 "e2e_atomics.c"
+            }
         }
     }
 }

@@ -348,53 +348,105 @@ static void bits__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view u64 = *(const krt_view *)krt_args[3];
     const krt_view vals = *(const krt_view *)krt_args[4];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            int32_t v = 0;
-            uint32_t w = 0;
-            int64_t x = 0;
-            uint64_t y = 0;
+    if (vals.strides[0] == (int64_t)sizeof(int32_t) && i32.strides[0] == (int64_t)sizeof(int32_t) && u32.strides[0] == (int64_t)sizeof(uint32_t) && i64.strides[0] == (int64_t)sizeof(int64_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int32_t v = 0;
+                uint32_t w = 0;
+                int64_t x = 0;
+                uint64_t y = 0;
 #line 10 "e2e_atomics2.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 11 "e2e_atomics2.kern"
-            /* i < vals.shape[0]: the threads the loop visits */
+                /* i < vals.shape[0]: the threads the loop visits */
 #line 12 "e2e_atomics2.kern"
-            v = *(int32_t *)(vals.data + i * vals.strides[0]);
+                v = *(int32_t *)(vals.data + i * vals.strides[0]);
 #line 13 "e2e_atomics2.kern"
-            (void)krt_atomic_and_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)(((int64_t)v) | 2146435072)));
+                (void)krt_atomic_and_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)(((int64_t)v) | 2146435072)));
 #line 14 "e2e_atomics2.kern"
-            (void)krt_atomic_or_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), ((int32_t)(((int64_t)v) & 16711935)));
+                (void)krt_atomic_or_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), ((int32_t)(((int64_t)v) & 16711935)));
 #line 15 "e2e_atomics2.kern"
-            (void)krt_atomic_xor_i32(&*(int32_t *)(i32.data + 2 * i32.strides[0]), v);
+                (void)krt_atomic_xor_i32(&*(int32_t *)(i32.data + 2 * i32.strides[0]), v);
 #line 16 "e2e_atomics2.kern"
-            w = (uint32_t)v;
+                w = (uint32_t)v;
 #line 17 "e2e_atomics2.kern"
-            (void)krt_atomic_and_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), ((uint32_t)(((uint64_t)w) | 4293918720u)));
+                (void)krt_atomic_and_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), ((uint32_t)(((uint64_t)w) | 4293918720u)));
 #line 18 "e2e_atomics2.kern"
-            (void)krt_atomic_or_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), ((uint32_t)(((uint64_t)w) & 16711935u)));
+                (void)krt_atomic_or_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), ((uint32_t)(((uint64_t)w) & 16711935u)));
 #line 19 "e2e_atomics2.kern"
-            (void)krt_atomic_xor_u32(&*(uint32_t *)(u32.data + 2 * u32.strides[0]), w);
+                (void)krt_atomic_xor_u32(&*(uint32_t *)(u32.data + 2 * u32.strides[0]), w);
 #line 20 "e2e_atomics2.kern"
-            x = krt_shl_i64(((int64_t)v), 20);
+                x = krt_shl_i64(((int64_t)v), 20);
 #line 21 "e2e_atomics2.kern"
-            (void)krt_atomic_and_i64(&*(int64_t *)(i64.data + 0 * i64.strides[0]), (x | INT64_C(9218868437227405312)));
+                (void)krt_atomic_and_i64(&*(int64_t *)(i64.data + 0 * i64.strides[0]), (x | INT64_C(9218868437227405312)));
 #line 22 "e2e_atomics2.kern"
-            (void)krt_atomic_or_i64(&*(int64_t *)(i64.data + 1 * i64.strides[0]), (x & INT64_C(71777214294589695)));
+                (void)krt_atomic_or_i64(&*(int64_t *)(i64.data + 1 * i64.strides[0]), (x & INT64_C(71777214294589695)));
 #line 23 "e2e_atomics2.kern"
-            (void)krt_atomic_xor_i64(&*(int64_t *)(i64.data + 2 * i64.strides[0]), x);
+                (void)krt_atomic_xor_i64(&*(int64_t *)(i64.data + 2 * i64.strides[0]), x);
 #line 24 "e2e_atomics2.kern"
-            y = (uint64_t)x;
+                y = (uint64_t)x;
 #line 25 "e2e_atomics2.kern"
-            (void)krt_atomic_and_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0]), (y | UINT64_C(18442240474082181120)));
+                (void)krt_atomic_and_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0]), (y | UINT64_C(18442240474082181120)));
 #line 26 "e2e_atomics2.kern"
-            (void)krt_atomic_or_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0]), (y & UINT64_C(71777214294589695)));
+                (void)krt_atomic_or_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0]), (y & UINT64_C(71777214294589695)));
 #line 27 "e2e_atomics2.kern"
-            (void)krt_atomic_xor_u64(&*(uint64_t *)(u64.data + 2 * u64.strides[0]), y);
+                (void)krt_atomic_xor_u64(&*(uint64_t *)(u64.data + 2 * u64.strides[0]), y);
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int32_t v = 0;
+                uint32_t w = 0;
+                int64_t x = 0;
+                uint64_t y = 0;
+#line 10 "e2e_atomics2.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 11 "e2e_atomics2.kern"
+                /* i < vals.shape[0]: the threads the loop visits */
+#line 12 "e2e_atomics2.kern"
+                v = *(int32_t *)(vals.data + i * vals.strides[0]);
+#line 13 "e2e_atomics2.kern"
+                (void)krt_atomic_and_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)(((int64_t)v) | 2146435072)));
+#line 14 "e2e_atomics2.kern"
+                (void)krt_atomic_or_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), ((int32_t)(((int64_t)v) & 16711935)));
+#line 15 "e2e_atomics2.kern"
+                (void)krt_atomic_xor_i32(&*(int32_t *)(i32.data + 2 * i32.strides[0]), v);
+#line 16 "e2e_atomics2.kern"
+                w = (uint32_t)v;
+#line 17 "e2e_atomics2.kern"
+                (void)krt_atomic_and_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), ((uint32_t)(((uint64_t)w) | 4293918720u)));
+#line 18 "e2e_atomics2.kern"
+                (void)krt_atomic_or_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), ((uint32_t)(((uint64_t)w) & 16711935u)));
+#line 19 "e2e_atomics2.kern"
+                (void)krt_atomic_xor_u32(&*(uint32_t *)(u32.data + 2 * u32.strides[0]), w);
+#line 20 "e2e_atomics2.kern"
+                x = krt_shl_i64(((int64_t)v), 20);
+#line 21 "e2e_atomics2.kern"
+                (void)krt_atomic_and_i64(&*(int64_t *)(i64.data + 0 * i64.strides[0]), (x | INT64_C(9218868437227405312)));
+#line 22 "e2e_atomics2.kern"
+                (void)krt_atomic_or_i64(&*(int64_t *)(i64.data + 1 * i64.strides[0]), (x & INT64_C(71777214294589695)));
+#line 23 "e2e_atomics2.kern"
+                (void)krt_atomic_xor_i64(&*(int64_t *)(i64.data + 2 * i64.strides[0]), x);
+#line 24 "e2e_atomics2.kern"
+                y = (uint64_t)x;
+#line 25 "e2e_atomics2.kern"
+                (void)krt_atomic_and_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0]), (y | UINT64_C(18442240474082181120)));
+#line 26 "e2e_atomics2.kern"
+                (void)krt_atomic_or_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0]), (y & UINT64_C(71777214294589695)));
+#line 27 "e2e_atomics2.kern"
+                (void)krt_atomic_xor_u64(&*(uint64_t *)(u64.data + 2 * u64.strides[0]), y);
+            }
         }
     }
 }
@@ -409,25 +461,49 @@ static void incdec__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view olds = *(const krt_view *)krt_args[2];
     const uint32_t limit = *(const uint32_t *)krt_args[3];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(olds.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (u32.strides[0] == (int64_t)sizeof(uint32_t) && olds.strides[0] == (int64_t)sizeof(int32_t) && u64.strides[1] == (int64_t)sizeof(uint64_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(olds.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 32 "e2e_atomics2.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 33 "e2e_atomics2.kern"
-            /* i < olds.shape[0]: the threads the loop visits */
+                /* i < olds.shape[0]: the threads the loop visits */
 #line 34 "e2e_atomics2.kern"
-            *(int32_t *)(olds.data + i * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
+                *(int32_t *)(olds.data + i * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
 #line 35 "e2e_atomics2.kern"
-            (void)krt_atomic_dec_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), limit);
+                (void)krt_atomic_dec_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), limit);
 #line 36 "e2e_atomics2.kern"
-            (void)krt_atomic_inc_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0] + 1 * u64.strides[1]), ((uint64_t)limit));
+                (void)krt_atomic_inc_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0] + 1 * u64.strides[1]), ((uint64_t)limit));
 #line 37 "e2e_atomics2.kern"
-            (void)krt_atomic_dec_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0] + 0 * u64.strides[1]), ((uint64_t)limit));
+                (void)krt_atomic_dec_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0] + 0 * u64.strides[1]), ((uint64_t)limit));
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(olds.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 32 "e2e_atomics2.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 33 "e2e_atomics2.kern"
+                /* i < olds.shape[0]: the threads the loop visits */
+#line 34 "e2e_atomics2.kern"
+                *(int32_t *)(olds.data + i * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
+#line 35 "e2e_atomics2.kern"
+                (void)krt_atomic_dec_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), limit);
+#line 36 "e2e_atomics2.kern"
+                (void)krt_atomic_inc_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0] + 1 * u64.strides[1]), ((uint64_t)limit));
+#line 37 "e2e_atomics2.kern"
+                (void)krt_atomic_dec_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0] + 0 * u64.strides[1]), ((uint64_t)limit));
+            }
         }
     }
 }
@@ -442,32 +518,63 @@ static void exch_cas__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view owner = *(const krt_view *)krt_args[2];
     const krt_view cell = *(const krt_view *)krt_args[3];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(winner.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            int64_t old = 0;
-            int32_t got = 0;
+    if (slot.strides[0] == (int64_t)sizeof(int64_t) && winner.strides[0] == (int64_t)sizeof(int32_t) && owner.strides[0] == (int64_t)sizeof(int32_t) && cell.strides[0] == (int64_t)sizeof(int32_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(winner.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int64_t old = 0;
+                int32_t got = 0;
 #line 42 "e2e_atomics2.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_atomics2.kern"
-            /* i < winner.shape[0]: the threads the loop visits */
+                /* i < winner.shape[0]: the threads the loop visits */
 #line 44 "e2e_atomics2.kern"
-            old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + 0 * slot.strides[0]), i);
+                old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + 0 * slot.strides[0]), i);
 #line 45 "e2e_atomics2.kern"
-            *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
+                *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
 #line 47 "e2e_atomics2.kern"
-            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (i & 7) * owner.strides[0]), (-1), ((int32_t)i));
+                got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (i & 7) * owner.strides[0]), (-1), ((int32_t)i));
 #line 48 "e2e_atomics2.kern"
-            if (got == (-1)) {
+                if (got == (-1)) {
 #line 49 "e2e_atomics2.kern"
-                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (i & 7)) * owner.strides[0]), 1);
-            }
+                    (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (i & 7)) * owner.strides[0]), 1);
+                }
 #line 50 "e2e_atomics2.kern"
-            (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
+                (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(winner.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int64_t old = 0;
+                int32_t got = 0;
+#line 42 "e2e_atomics2.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 43 "e2e_atomics2.kern"
+                /* i < winner.shape[0]: the threads the loop visits */
+#line 44 "e2e_atomics2.kern"
+                old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + 0 * slot.strides[0]), i);
+#line 45 "e2e_atomics2.kern"
+                *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
+#line 47 "e2e_atomics2.kern"
+                got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (i & 7) * owner.strides[0]), (-1), ((int32_t)i));
+#line 48 "e2e_atomics2.kern"
+                if (got == (-1)) {
+#line 49 "e2e_atomics2.kern"
+                    (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (i & 7)) * owner.strides[0]), 1);
+                }
+#line 50 "e2e_atomics2.kern"
+                (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
+            }
         }
     }
 }
@@ -482,48 +589,90 @@ static void nans__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view vals = *(const krt_view *)krt_args[2];
     const krt_view i32 = *(const krt_view *)krt_args[3];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            float v = 0;
-            double d = 0;
+    if (vals.strides[0] == (int64_t)sizeof(float) && f32.strides[0] == (int64_t)sizeof(float) && f64.strides[0] == (int64_t)sizeof(double) && i32.strides[0] == (int64_t)sizeof(int32_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                float v = 0;
+                double d = 0;
 #line 55 "e2e_atomics2.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 56 "e2e_atomics2.kern"
-            /* i < vals.shape[0]: the threads the loop visits */
+                /* i < vals.shape[0]: the threads the loop visits */
 #line 57 "e2e_atomics2.kern"
-            v = *(float *)(vals.data + i * vals.strides[0]);
+                v = *(float *)(vals.data + i * vals.strides[0]);
 #line 58 "e2e_atomics2.kern"
-            (void)krt_atomic_nanmax_f32(&*(float *)(f32.data + 0 * f32.strides[0]), v);
+                (void)krt_atomic_nanmax_f32(&*(float *)(f32.data + 0 * f32.strides[0]), v);
 #line 59 "e2e_atomics2.kern"
-            (void)krt_atomic_nanmin_f32(&*(float *)(f32.data + 1 * f32.strides[0]), v);
+                (void)krt_atomic_nanmin_f32(&*(float *)(f32.data + 1 * f32.strides[0]), v);
 #line 60 "e2e_atomics2.kern"
-            (void)krt_atomic_max_f32(&*(float *)(f32.data + 2 * f32.strides[0]), v);
+                (void)krt_atomic_max_f32(&*(float *)(f32.data + 2 * f32.strides[0]), v);
 #line 61 "e2e_atomics2.kern"
-            (void)krt_atomic_min_f32(&*(float *)(f32.data + 3 * f32.strides[0]), v);
+                (void)krt_atomic_min_f32(&*(float *)(f32.data + 3 * f32.strides[0]), v);
 #line 62 "e2e_atomics2.kern"
-            d = (double)v;
+                d = (double)v;
 #line 63 "e2e_atomics2.kern"
-            (void)krt_atomic_nanmax_f64(&*(double *)(f64.data + 0 * f64.strides[0]), d);
+                (void)krt_atomic_nanmax_f64(&*(double *)(f64.data + 0 * f64.strides[0]), d);
 #line 64 "e2e_atomics2.kern"
-            (void)krt_atomic_nanmin_f64(&*(double *)(f64.data + 1 * f64.strides[0]), d);
+                (void)krt_atomic_nanmin_f64(&*(double *)(f64.data + 1 * f64.strides[0]), d);
 #line 65 "e2e_atomics2.kern"
-            (void)krt_atomic_max_f64(&*(double *)(f64.data + 2 * f64.strides[0]), d);
+                (void)krt_atomic_max_f64(&*(double *)(f64.data + 2 * f64.strides[0]), d);
 #line 66 "e2e_atomics2.kern"
-            (void)krt_atomic_min_f64(&*(double *)(f64.data + 3 * f64.strides[0]), d);
+                (void)krt_atomic_min_f64(&*(double *)(f64.data + 3 * f64.strides[0]), d);
 #line 67 "e2e_atomics2.kern"
-            (void)krt_atomic_nanmax_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)i));
+                (void)krt_atomic_nanmax_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)i));
 #line 68 "e2e_atomics2.kern"
-            (void)krt_atomic_nanmin_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), ((int32_t)i));
+                (void)krt_atomic_nanmin_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), ((int32_t)i));
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                float v = 0;
+                double d = 0;
+#line 55 "e2e_atomics2.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 56 "e2e_atomics2.kern"
+                /* i < vals.shape[0]: the threads the loop visits */
+#line 57 "e2e_atomics2.kern"
+                v = *(float *)(vals.data + i * vals.strides[0]);
+#line 58 "e2e_atomics2.kern"
+                (void)krt_atomic_nanmax_f32(&*(float *)(f32.data + 0 * f32.strides[0]), v);
+#line 59 "e2e_atomics2.kern"
+                (void)krt_atomic_nanmin_f32(&*(float *)(f32.data + 1 * f32.strides[0]), v);
+#line 60 "e2e_atomics2.kern"
+                (void)krt_atomic_max_f32(&*(float *)(f32.data + 2 * f32.strides[0]), v);
+#line 61 "e2e_atomics2.kern"
+                (void)krt_atomic_min_f32(&*(float *)(f32.data + 3 * f32.strides[0]), v);
+#line 62 "e2e_atomics2.kern"
+                d = (double)v;
+#line 63 "e2e_atomics2.kern"
+                (void)krt_atomic_nanmax_f64(&*(double *)(f64.data + 0 * f64.strides[0]), d);
+#line 64 "e2e_atomics2.kern"
+                (void)krt_atomic_nanmin_f64(&*(double *)(f64.data + 1 * f64.strides[0]), d);
+#line 65 "e2e_atomics2.kern"
+                (void)krt_atomic_max_f64(&*(double *)(f64.data + 2 * f64.strides[0]), d);
+#line 66 "e2e_atomics2.kern"
+                (void)krt_atomic_min_f64(&*(double *)(f64.data + 3 * f64.strides[0]), d);
+#line 67 "e2e_atomics2.kern"
+                (void)krt_atomic_nanmax_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)i));
+#line 68 "e2e_atomics2.kern"
+                (void)krt_atomic_nanmin_i32(&*(int32_t *)(i32.data + 1 * i32.strides[0]), ((int32_t)i));
+            }
         }
     }
 }
 
-#line 527 "e2e_atomics2.cu"
+#line 676 "e2e_atomics2.cu"
 struct shared_atomics__shared {
     int32_t s[4];
 };
@@ -548,7 +697,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     /* the next block's elements of the arrays indexed at cuda.grid(1), into the cache */
     krt_prefetch_next(&vals, sizeof(int32_t), krt_b, 0, 0, 0);
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
-#line 552 "e2e_atomics2.cu"
+#line 701 "e2e_atomics2.cu"
         /* a 1-D block: the threads in ranges */
         krt_tid.y = 0;
         krt_tid.z = 0;
@@ -593,7 +742,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             for (; krt_c + 8 <= (int)krt_b->block_dim.x; krt_c += 8) {
                 KRT_IVDEP
                 for (int krt_j = 0; krt_j < 8; krt_j++) {
-#line 597 "e2e_atomics2.cu"
+#line 746 "e2e_atomics2.cu"
                     const int krt_x = krt_c + krt_j;
                     krt_t = (size_t)krt_x;
                     krt_tid.x = (unsigned)krt_x;
@@ -655,7 +804,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
         /* a 1-D block: the threads in ranges */
-#line 659 "e2e_atomics2.cu"
+#line 808 "e2e_atomics2.cu"
         krt_tid.y = 0;
         krt_tid.z = 0;
         const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
@@ -675,7 +824,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                         *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 679 "e2e_atomics2.cu"
+#line 828 "e2e_atomics2.cu"
                     }
                 }
             }
@@ -688,7 +837,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 692 "e2e_atomics2.cu"
+#line 841 "e2e_atomics2.cu"
             }
         }
     } else {
@@ -701,7 +850,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
                 *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 705 "e2e_atomics2.cu"
+#line 854 "e2e_atomics2.cu"
             }
         }
     }

@@ -700,20 +700,39 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (x.strides[0] == (int64_t)sizeof(double) && out.strides[0] == (int64_t)sizeof(double)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 101 "e2e_devshared.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 102 "e2e_devshared.kern"
-            /* i < x.shape[0]: the threads the loop visits */
+                /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
-            *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 717 "e2e_devshared.cu"
+                *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
+#line 718 "e2e_devshared.cu"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 101 "e2e_devshared.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 102 "e2e_devshared.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 103 "e2e_devshared.kern"
+                *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
+#line 735 "e2e_devshared.cu"
+            }
         }
     }
 }

@@ -52,50 +52,99 @@ static void bitops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            int64_t v = 0;
+    if (x.strides[0] == (int64_t)sizeof(int64_t) && out.strides[1] == (int64_t)sizeof(int64_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int64_t v = 0;
 #line 14 "e2e_intrinsics.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "e2e_intrinsics.kern"
-            /* i < x.shape[0]: the threads the loop visits */
+                /* i < x.shape[0]: the threads the loop visits */
 #line 16 "e2e_intrinsics.kern"
-            v = *(int64_t *)(x.data + i * x.strides[0]);
+                v = *(int64_t *)(x.data + i * x.strides[0]);
 #line 17 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
+                *(int64_t *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
 #line 18 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
+                *(int64_t *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
 #line 19 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
+                *(int64_t *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
 #line 20 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
+                *(int64_t *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
 #line 21 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
+                *(int64_t *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
 #line 22 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
+                *(int64_t *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
 #line 23 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
+                *(int64_t *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
 #line 24 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
+                *(int64_t *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
 #line 25 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
+                *(int64_t *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
 #line 26 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
+                *(int64_t *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
 #line 27 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
+                *(int64_t *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
 #line 28 "e2e_intrinsics.kern"
-            krt_nanosleep((uint32_t)10u);
+                krt_nanosleep((uint32_t)10u);
 #line 29 "e2e_intrinsics.kern"
-            krt_threadfence();
+                krt_threadfence();
 #line 30 "e2e_intrinsics.kern"
-            krt_threadfence_block();
+                krt_threadfence_block();
 #line 31 "e2e_intrinsics.kern"
-            krt_threadfence_system();
+                krt_threadfence_system();
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int64_t v = 0;
+#line 14 "e2e_intrinsics.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 15 "e2e_intrinsics.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 16 "e2e_intrinsics.kern"
+                v = *(int64_t *)(x.data + i * x.strides[0]);
+#line 17 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
+#line 18 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
+#line 19 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
+#line 20 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
+#line 21 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
+#line 22 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
+#line 23 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
+#line 24 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
+#line 25 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
+#line 26 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
+#line 27 "e2e_intrinsics.kern"
+                *(int64_t *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
+#line 28 "e2e_intrinsics.kern"
+                krt_nanosleep((uint32_t)10u);
+#line 29 "e2e_intrinsics.kern"
+                krt_threadfence();
+#line 30 "e2e_intrinsics.kern"
+                krt_threadfence_block();
+#line 31 "e2e_intrinsics.kern"
+                krt_threadfence_system();
+            }
         }
     }
 }
@@ -113,73 +162,149 @@ static void mathops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     int32_t krt_tmp1;
     float krt_tmp2;
     int32_t krt_tmp3;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            double v = 0;
-            double m = 0;
-            int32_t e = 0;
-            float f = 0;
-            float fm = 0;
-            int32_t fe = 0;
-            krt_tup_f64_i32 krt_tup1 = krt_tup_f64_i32_make(0, 0);
-            krt_tup_f32_i32 krt_tup2 = krt_tup_f32_i32_make(0, 0);
+    double krt_tmp4;
+    int32_t krt_tmp5;
+    float krt_tmp6;
+    int32_t krt_tmp7;
+    if (x.strides[0] == (int64_t)sizeof(double) && out.strides[1] == (int64_t)sizeof(double) && out32.strides[1] == (int64_t)sizeof(float)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                double v = 0;
+                double m = 0;
+                int32_t e = 0;
+                float f = 0;
+                float fm = 0;
+                int32_t fe = 0;
+                krt_tup_f64_i32 krt_tup1 = krt_tup_f64_i32_make(0, 0);
+                krt_tup_f32_i32 krt_tup2 = krt_tup_f32_i32_make(0, 0);
 #line 51 "e2e_intrinsics.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 52 "e2e_intrinsics.kern"
-            /* i < x.shape[0]: the threads the loop visits */
+                /* i < x.shape[0]: the threads the loop visits */
 #line 53 "e2e_intrinsics.kern"
-            v = *(double *)(x.data + i * x.strides[0]);
+                v = *(double *)(x.data + i * x.strides[0]);
 #line 54 "e2e_intrinsics.kern"
-            krt_tup1 = (krt_tmp0 = frexp(v, (int *)&krt_tmp1), krt_tup_f64_i32_make(krt_tmp0, krt_tmp1));
+                krt_tup1 = (krt_tmp0 = frexp(v, (int *)&krt_tmp1), krt_tup_f64_i32_make(krt_tmp0, krt_tmp1));
 #line 54 "e2e_intrinsics.kern"
-            m = krt_tup1.f0;
+                m = krt_tup1.f0;
 #line 54 "e2e_intrinsics.kern"
-            e = krt_tup1.f1;
+                e = krt_tup1.f1;
 #line 55 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = m;
+                *(double *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = m;
 #line 56 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (double)e;
+                *(double *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (double)e;
 #line 57 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
+                *(double *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
 #line 58 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
+                *(double *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
 #line 59 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
+                *(double *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
 #line 60 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = erf(v);
+                *(double *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = erf(v);
 #line 61 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = erfc(v);
+                *(double *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = erfc(v);
 #line 62 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
+                *(double *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
 #line 63 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
+                *(double *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
 #line 64 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
+                *(double *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
 #line 65 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
+                *(double *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
 #line 66 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
+                *(double *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
 #line 67 "e2e_intrinsics.kern"
-            f = (float)v;
+                f = (float)v;
 #line 68 "e2e_intrinsics.kern"
-            *(float *)(out32.data + i * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
+                *(float *)(out32.data + i * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
 #line 69 "e2e_intrinsics.kern"
-            *(float *)(out32.data + i * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
+                *(float *)(out32.data + i * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
 #line 70 "e2e_intrinsics.kern"
-            *(float *)(out32.data + i * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
+                *(float *)(out32.data + i * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
 #line 71 "e2e_intrinsics.kern"
-            krt_tup2 = (krt_tmp2 = frexpf(f, (int *)&krt_tmp3), krt_tup_f32_i32_make(krt_tmp2, krt_tmp3));
+                krt_tup2 = (krt_tmp2 = frexpf(f, (int *)&krt_tmp3), krt_tup_f32_i32_make(krt_tmp2, krt_tmp3));
 #line 71 "e2e_intrinsics.kern"
-            fm = krt_tup2.f0;
+                fm = krt_tup2.f0;
 #line 71 "e2e_intrinsics.kern"
-            fe = krt_tup2.f1;
+                fe = krt_tup2.f1;
 #line 72 "e2e_intrinsics.kern"
-            *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
+                *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                double v = 0;
+                double m = 0;
+                int32_t e = 0;
+                float f = 0;
+                float fm = 0;
+                int32_t fe = 0;
+                krt_tup_f64_i32 krt_tup1 = krt_tup_f64_i32_make(0, 0);
+                krt_tup_f32_i32 krt_tup2 = krt_tup_f32_i32_make(0, 0);
+#line 51 "e2e_intrinsics.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 52 "e2e_intrinsics.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 53 "e2e_intrinsics.kern"
+                v = *(double *)(x.data + i * x.strides[0]);
+#line 54 "e2e_intrinsics.kern"
+                krt_tup1 = (krt_tmp4 = frexp(v, (int *)&krt_tmp5), krt_tup_f64_i32_make(krt_tmp4, krt_tmp5));
+#line 54 "e2e_intrinsics.kern"
+                m = krt_tup1.f0;
+#line 54 "e2e_intrinsics.kern"
+                e = krt_tup1.f1;
+#line 55 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = m;
+#line 56 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (double)e;
+#line 57 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
+#line 58 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
+#line 59 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
+#line 60 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = erf(v);
+#line 61 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = erfc(v);
+#line 62 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
+#line 63 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
+#line 64 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
+#line 65 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
+#line 66 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
+#line 67 "e2e_intrinsics.kern"
+                f = (float)v;
+#line 68 "e2e_intrinsics.kern"
+                *(float *)(out32.data + i * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
+#line 69 "e2e_intrinsics.kern"
+                *(float *)(out32.data + i * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
+#line 70 "e2e_intrinsics.kern"
+                *(float *)(out32.data + i * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
+#line 71 "e2e_intrinsics.kern"
+                krt_tup2 = (krt_tmp6 = frexpf(f, (int *)&krt_tmp7), krt_tup_f32_i32_make(krt_tmp6, krt_tmp7));
+#line 71 "e2e_intrinsics.kern"
+                fm = krt_tup2.f0;
+#line 71 "e2e_intrinsics.kern"
+                fe = krt_tup2.f1;
+#line 72 "e2e_intrinsics.kern"
+                *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
+            }
         }
     }
 }
@@ -232,48 +357,97 @@ static void tables__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     const krt_view shp = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int64_t k = 0;
-        int64_t q = 0;
-        int64_t r = 0;
-        int64_t lo = 0;
-        int64_t hi = 0;
-        krt_tup_i64_i64 s = krt_tup_i64_i64_make(0, 0);
-        krt_tup_i64_i64 krt_tup1 = krt_tup_i64_i64_make(0, 0);
-        krt_tup_i64_i64 krt_tup2 = krt_tup_i64_i64_make(0, 0);
+    if (idx.strides[0] == (int64_t)sizeof(int64_t) && out.strides[0] == (int64_t)sizeof(double)) {
+        KRT_FOR_EACH_THREAD(krt_b) {
+            int64_t i = 0;
+            int64_t k = 0;
+            int64_t q = 0;
+            int64_t r = 0;
+            int64_t lo = 0;
+            int64_t hi = 0;
+            krt_tup_i64_i64 s = krt_tup_i64_i64_make(0, 0);
+            krt_tup_i64_i64 krt_tup1 = krt_tup_i64_i64_make(0, 0);
+            krt_tup_i64_i64 krt_tup2 = krt_tup_i64_i64_make(0, 0);
 #line 79 "e2e_intrinsics.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 80 "e2e_intrinsics.kern"
-        if (i < idx.shape[0]) {
+            if (i < idx.shape[0]) {
 #line 81 "e2e_intrinsics.kern"
-            k = *(int64_t *)(idx.data + i * idx.strides[0]);
+                k = *(int64_t *)(idx.data + i * idx.strides[0]);
 #line 82 "e2e_intrinsics.kern"
-            krt_tup1 = divmod___cpu(krt_b, krt_tid, k, 3);
+                krt_tup1 = divmod___cpu(krt_b, krt_tid, k, 3);
 #line 82 "e2e_intrinsics.kern"
-            q = krt_tup1.f0;
+                q = krt_tup1.f0;
 #line 82 "e2e_intrinsics.kern"
-            r = krt_tup1.f1;
+                r = krt_tup1.f1;
 #line 83 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t_cpu[k & 7]) * 100.0) + tables__g_cpu[k & 1][(k >> 1) & 1]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
+                *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t_cpu[k & 7]) * 100.0) + tables__g_cpu[k & 1][(k >> 1) & 1]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
 #line 84 "e2e_intrinsics.kern"
-            krt_tup2 = stats__cpu(krt_b, krt_tid, idx);
+                krt_tup2 = stats__cpu(krt_b, krt_tid, idx);
 #line 84 "e2e_intrinsics.kern"
-            lo = krt_tup2.f0;
+                lo = krt_tup2.f0;
 #line 84 "e2e_intrinsics.kern"
-            hi = krt_tup2.f1;
+                hi = krt_tup2.f1;
 #line 85 "e2e_intrinsics.kern"
-            s = krt_tup_i64_i64_make(shp.shape[0], shp.shape[1]);
+                s = krt_tup_i64_i64_make(shp.shape[0], shp.shape[1]);
 #line 86 "e2e_intrinsics.kern"
-            if (i == 0) {
+                if (i == 0) {
 #line 87 "e2e_intrinsics.kern"
-                ((int64_t *)shp.data)[0 * shp.shape[1] + 0] = s.f0;
+                    ((int64_t *)shp.data)[0 * shp.shape[1] + 0] = s.f0;
 #line 88 "e2e_intrinsics.kern"
-                ((int64_t *)shp.data)[0 * shp.shape[1] + 1] = s.f1;
+                    ((int64_t *)shp.data)[0 * shp.shape[1] + 1] = s.f1;
 #line 89 "e2e_intrinsics.kern"
-                ((int64_t *)shp.data)[1 * shp.shape[1] + 0] = lo;
+                    ((int64_t *)shp.data)[1 * shp.shape[1] + 0] = lo;
 #line 90 "e2e_intrinsics.kern"
-                ((int64_t *)shp.data)[1 * shp.shape[1] + 1] = hi;
+                    ((int64_t *)shp.data)[1 * shp.shape[1] + 1] = hi;
+                }
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD(krt_b) {
+            int64_t i = 0;
+#line 410 "e2e_intrinsics.c"
+            int64_t k = 0;
+            int64_t q = 0;
+            int64_t r = 0;
+            int64_t lo = 0;
+            int64_t hi = 0;
+            krt_tup_i64_i64 s = krt_tup_i64_i64_make(0, 0);
+            krt_tup_i64_i64 krt_tup1 = krt_tup_i64_i64_make(0, 0);
+            krt_tup_i64_i64 krt_tup2 = krt_tup_i64_i64_make(0, 0);
+#line 79 "e2e_intrinsics.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 80 "e2e_intrinsics.kern"
+            if (i < idx.shape[0]) {
+#line 81 "e2e_intrinsics.kern"
+                k = *(int64_t *)(idx.data + i * idx.strides[0]);
+#line 82 "e2e_intrinsics.kern"
+                krt_tup1 = divmod___cpu(krt_b, krt_tid, k, 3);
+#line 82 "e2e_intrinsics.kern"
+                q = krt_tup1.f0;
+#line 82 "e2e_intrinsics.kern"
+                r = krt_tup1.f1;
+#line 83 "e2e_intrinsics.kern"
+                *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t_cpu[k & 7]) * 100.0) + tables__g_cpu[k & 1][(k >> 1) & 1]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
+#line 84 "e2e_intrinsics.kern"
+                krt_tup2 = stats__cpu(krt_b, krt_tid, idx);
+#line 84 "e2e_intrinsics.kern"
+                lo = krt_tup2.f0;
+#line 84 "e2e_intrinsics.kern"
+                hi = krt_tup2.f1;
+#line 85 "e2e_intrinsics.kern"
+                s = krt_tup_i64_i64_make(shp.shape[0], shp.shape[1]);
+#line 86 "e2e_intrinsics.kern"
+                if (i == 0) {
+#line 87 "e2e_intrinsics.kern"
+                    ((int64_t *)shp.data)[0 * shp.shape[1] + 0] = s.f0;
+#line 88 "e2e_intrinsics.kern"
+                    ((int64_t *)shp.data)[0 * shp.shape[1] + 1] = s.f1;
+#line 89 "e2e_intrinsics.kern"
+                    ((int64_t *)shp.data)[1 * shp.shape[1] + 0] = lo;
+#line 90 "e2e_intrinsics.kern"
+                    ((int64_t *)shp.data)[1 * shp.shape[1] + 1] = hi;
+                }
             }
         }
     }
@@ -283,7 +457,7 @@ static void tables__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 static void say__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 287 "e2e_intrinsics.c"
+#line 461 "e2e_intrinsics.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const int32_t n = *(const int32_t *)krt_args[0];
     const double x = *(const double *)krt_args[1];
@@ -294,7 +468,7 @@ static void say__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         if (((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
             printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
-#line 298 "e2e_intrinsics.c"
+#line 472 "e2e_intrinsics.c"
         }
     }
 }

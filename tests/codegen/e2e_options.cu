@@ -182,19 +182,37 @@ static void axpb__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const float b = *(const float *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (x.strides[0] == (int64_t)sizeof(float)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 17 "e2e_options.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "e2e_options.kern"
-            /* i < x.shape[0]: the threads the loop visits */
+                /* i < x.shape[0]: the threads the loop visits */
 #line 19 "e2e_options.kern"
-            *(float *)(x.data + i * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]), 2) / 4.0) + ((double)b));
+                *(float *)(x.data + i * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]), 2) / 4.0) + ((double)b));
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 17 "e2e_options.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 18 "e2e_options.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 19 "e2e_options.kern"
+                *(float *)(x.data + i * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]), 2) / 4.0) + ((double)b));
+            }
         }
     }
 }
@@ -216,19 +234,37 @@ static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const double b = *(const double *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (x.strides[0] == (int64_t)sizeof(double)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 17 "e2e_options.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "e2e_options.kern"
-            /* i < x.shape[0]: the threads the loop visits */
+                /* i < x.shape[0]: the threads the loop visits */
 #line 19 "e2e_options.kern"
-            *(double *)(x.data + i * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + i * x.strides[0]), 2) / 4.0) + b;
+                *(double *)(x.data + i * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + i * x.strides[0]), 2) / 4.0) + b;
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 17 "e2e_options.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 18 "e2e_options.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 19 "e2e_options.kern"
+                *(double *)(x.data + i * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + i * x.strides[0]), 2) / 4.0) + b;
+            }
         }
     }
 }
@@ -241,22 +277,43 @@ static void shadow__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[0];
     const int32_t n = *(const int32_t *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            int64_t n_2 = 0;
+    if (out.strides[0] == (int64_t)sizeof(int32_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int64_t n_2 = 0;
 #line 24 "e2e_options.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 25 "e2e_options.kern"
-            n_2 = krt_mul_i64(((int64_t)n), INT64_C(3000000000));
+                n_2 = krt_mul_i64(((int64_t)n), INT64_C(3000000000));
 #line 26 "e2e_options.kern"
-            /* i < out.shape[0]: the threads the loop visits */
+                /* i < out.shape[0]: the threads the loop visits */
 #line 27 "e2e_options.kern"
-            *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
+                *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                int64_t n_2 = 0;
+#line 24 "e2e_options.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 25 "e2e_options.kern"
+                n_2 = krt_mul_i64(((int64_t)n), INT64_C(3000000000));
+#line 26 "e2e_options.kern"
+                /* i < out.shape[0]: the threads the loop visits */
+#line 27 "e2e_options.kern"
+                *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
+            }
         }
     }
 }
@@ -269,17 +326,33 @@ static void tuple_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[0];
     const bool flip = *(const uint8_t *)krt_args[1] != 0;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        krt_tup_i64_i64 t = krt_tup_i64_i64_make(0, 0);
-        bool f = false;
+    if (out.strides[1] == (int64_t)sizeof(int32_t)) {
+        KRT_FOR_EACH_THREAD(krt_b) {
+            krt_tup_i64_i64 t = krt_tup_i64_i64_make(0, 0);
+            bool f = false;
 #line 32 "e2e_options.kern"
-        t = krt_tup_i64_i64_make(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), ((int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y));
+            t = krt_tup_i64_i64_make(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), ((int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y));
 #line 33 "e2e_options.kern"
-        f = !flip;
+            f = !flip;
 #line 36 "e2e_options.kern"
-        if ((t.f0 < out.shape[0]) && (t.f1 < out.shape[1])) {
+            if ((t.f0 < out.shape[0]) && (t.f1 < out.shape[1])) {
 #line 37 "e2e_options.kern"
-            *(int32_t *)(out.data + krt_wrap_index(t.f0, out.shape[0]) * out.strides[0] + krt_wrap_index(t.f1, out.shape[1]) * out.strides[1]) = (int32_t)(f ? krt_add_i64(krt_mul_i64(t.f0, 100), t.f1) : (-1));
+                *(int32_t *)(out.data + krt_wrap_index(t.f0, out.shape[0]) * out.strides[0] + krt_wrap_index(t.f1, out.shape[1]) * out.strides[1]) = (int32_t)(f ? krt_add_i64(krt_mul_i64(t.f0, 100), t.f1) : (-1));
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD(krt_b) {
+            krt_tup_i64_i64 t = krt_tup_i64_i64_make(0, 0);
+            bool f = false;
+#line 32 "e2e_options.kern"
+            t = krt_tup_i64_i64_make(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), ((int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y));
+#line 33 "e2e_options.kern"
+            f = !flip;
+#line 36 "e2e_options.kern"
+            if ((t.f0 < out.shape[0]) && (t.f1 < out.shape[1])) {
+#line 37 "e2e_options.kern"
+                *(int32_t *)(out.data + krt_wrap_index(t.f0, out.shape[0]) * out.strides[0] + krt_wrap_index(t.f1, out.shape[1]) * out.strides[1]) = (int32_t)(f ? krt_add_i64(krt_mul_i64(t.f0, 100), t.f1) : (-1));
+            }
         }
     }
 }
@@ -289,7 +362,7 @@ static void fast__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
-#line 293 "e2e_options.cu"
+#line 366 "e2e_options.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
     {
@@ -305,7 +378,7 @@ static void fast__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < x.shape[0]: the threads the loop visits */
 #line 44 "e2e_options.kern"
             ((float *)x.data)[i] = (float)((((double)expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[i]) / 3.0f)));
-#line 309 "e2e_options.cu"
+#line 382 "e2e_options.cu"
         }
     }
 }

@@ -526,19 +526,38 @@ static void count_device__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (steps.strides[0] == (int64_t)sizeof(int64_t) && out.strides[0] == (int64_t)sizeof(int64_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+#line 537 "e2e_range_step.c"
+                int64_t i = 0;
 #line 88 "e2e_range_step.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 89 "e2e_range_step.kern"
-            /* i < out.shape[0]: the threads the loop visits */
+                /* i < out.shape[0]: the threads the loop visits */
 #line 90 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
+                *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 88 "e2e_range_step.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 89 "e2e_range_step.kern"
+                /* i < out.shape[0]: the threads the loop visits */
+#line 90 "e2e_range_step.kern"
+                *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
+            }
         }
     }
 }
@@ -551,7 +570,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 555 "e2e_range_step.c"
+#line 574 "e2e_range_step.c"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -571,7 +590,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 575 "e2e_range_step.c"
+#line 594 "e2e_range_step.c"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -583,7 +602,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 587 "e2e_range_step.c"
+#line 606 "e2e_range_step.c"
         }
     }
 }

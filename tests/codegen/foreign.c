@@ -51,22 +51,43 @@ static void k__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 52 "foreign.c"
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (x.strides[0] == (int64_t)sizeof(float) && out.strides[0] == (int64_t)sizeof(uint8_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 18 "foreign.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 19 "foreign.kern"
-            /* i < x.shape[0]: the threads the loop visits */
+                /* i < x.shape[0]: the threads the loop visits */
 #line 20 "foreign.kern"
-            *(uint8_t *)(out.data + i * out.strides[0]) = level__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]));
+                *(uint8_t *)(out.data + i * out.strides[0]) = level__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]));
 #line 21 "foreign.kern"
-            krt_ffi_note__cpu(krt_b, krt_tid, ((int32_t)i));
-#line 70 "foreign.c"
+                krt_ffi_note__cpu(krt_b, krt_tid, ((int32_t)i));
+#line 71 "foreign.c"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 18 "foreign.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 19 "foreign.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 20 "foreign.kern"
+                *(uint8_t *)(out.data + i * out.strides[0]) = level__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]));
+#line 21 "foreign.kern"
+                krt_ffi_note__cpu(krt_b, krt_tid, ((int32_t)i));
+#line 90 "foreign.c"
+            }
         }
     }
 }

@@ -63,22 +63,43 @@ static void noalias__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view hist = *(const krt_view *)krt_args[3];
     const float a = *(const float *)krt_args[4];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(y.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (x.strides[0] == (int64_t)sizeof(float) && w.strides[1] == (int64_t)sizeof(double) && hist.strides[0] == (int64_t)sizeof(int32_t)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(y.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 11 "gpu_noalias.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "gpu_noalias.kern"
-            /* i < y.shape[0]: the threads the loop visits */
+                /* i < y.shape[0]: the threads the loop visits */
 #line 13 "gpu_noalias.kern"
-            ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (i & 3) * w.strides[0] + 1 * w.strides[1]));
+                ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
-#line 82 "gpu_noalias.cu"
+                (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
+#line 83 "gpu_noalias.cu"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(y.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 11 "gpu_noalias.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "gpu_noalias.kern"
+                /* i < y.shape[0]: the threads the loop visits */
+#line 13 "gpu_noalias.kern"
+                ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (i & 3) * w.strides[0] + 1 * w.strides[1]));
+#line 14 "gpu_noalias.kern"
+                (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
+#line 102 "gpu_noalias.cu"
+            }
         }
     }
 }

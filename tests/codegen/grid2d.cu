@@ -69,24 +69,47 @@ static void axpy2d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view b = *(const krt_view *)krt_args[2];
     const double alpha = *(const double *)krt_args[3];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        krt_ny = krt_clamp_below(out.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
-        KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {
-            int64_t row = 0;
-            int64_t col = 0;
+    if (a.strides[1] == (int64_t)sizeof(double) && b.strides[1] == (int64_t)sizeof(double) && out.strides[1] == (int64_t)sizeof(double)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            krt_ny = krt_clamp_below(out.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
+            KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {
+                int64_t row = 0;
+                int64_t col = 0;
 #line 7 "grid2d.kern"
-            row = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                row = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 7 "grid2d.kern"
-            col = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+                col = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
 #line 8 "grid2d.kern"
-            /* (row < out.shape[0]) && (col < out.shape[1]): the threads the loop visits */
+                /* (row < out.shape[0]) && (col < out.shape[1]): the threads the loop visits */
 #line 9 "grid2d.kern"
-            *(double *)(out.data + row * out.strides[0] + col * out.strides[1]) = (alpha * *(double *)(a.data + row * a.strides[0] + col * a.strides[1])) + *(double *)(b.data + row * b.strides[0] + col * b.strides[1]);
-#line 90 "grid2d.cu"
+                *(double *)(out.data + row * out.strides[0] + col * out.strides[1]) = (alpha * *(double *)(a.data + row * a.strides[0] + col * a.strides[1])) + *(double *)(b.data + row * b.strides[0] + col * b.strides[1]);
+#line 91 "grid2d.cu"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            krt_ny = krt_clamp_below(out.shape[1], (int64_t)krt_b->block_idx.y * krt_b->block_dim.y, krt_ny);
+            KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {
+                int64_t row = 0;
+                int64_t col = 0;
+#line 7 "grid2d.kern"
+                row = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 7 "grid2d.kern"
+                col = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+#line 8 "grid2d.kern"
+                /* (row < out.shape[0]) && (col < out.shape[1]): the threads the loop visits */
+#line 9 "grid2d.kern"
+                *(double *)(out.data + row * out.strides[0] + col * out.strides[1]) = (alpha * *(double *)(a.data + row * a.strides[0] + col * a.strides[1])) + *(double *)(b.data + row * b.strides[0] + col * b.strides[1]);
+#line 112 "grid2d.cu"
+            }
         }
     }
 }

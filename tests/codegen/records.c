@@ -77,33 +77,60 @@ static void step__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view ps = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(ps.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            krt_recp_particle r = NULL;
+    if (ps.strides[0] == (int64_t)sizeof(krt_rec_particle) && out.strides[0] == (int64_t)sizeof(double)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(ps.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                krt_recp_particle r = NULL;
 #line 22 "records.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 23 "records.kern"
-            /* i < ps.shape[0]: the threads the loop visits */
+                /* i < ps.shape[0]: the threads the loop visits */
 #line 24 "records.kern"
-            r = &(*(krt_rec_particle *)(ps.data + i * ps.strides[0]));
+                r = &(*(krt_rec_particle *)(ps.data + i * ps.strides[0]));
 #line 25 "records.kern"
-            *(double *)(out.data + i * out.strides[0]) = (energy__cpu(krt_b, krt_tid, &(*r)) + ((double)r->id)) + (r->p).y;
+                *(double *)(out.data + i * out.strides[0]) = (energy__cpu(krt_b, krt_tid, &(*r)) + ((double)r->id)) + (r->p).y;
 #line 26 "records.kern"
-            r->v[2] = (float)(r->p).x;
+                r->v[2] = (float)(r->p).x;
 #line 27 "records.kern"
-            (*(krt_rec_particle *)(ps.data + i * ps.strides[0])).id = (int32_t)krt_mul_i64(i, 10);
+                (*(krt_rec_particle *)(ps.data + i * ps.strides[0])).id = (int32_t)krt_mul_i64(i, 10);
 #line 28 "records.kern"
-            (r->p).y = r->m * 2.0;
+                (r->p).y = r->m * 2.0;
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(ps.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                krt_recp_particle r = NULL;
+#line 22 "records.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 23 "records.kern"
+                /* i < ps.shape[0]: the threads the loop visits */
+#line 24 "records.kern"
+                r = &(*(krt_rec_particle *)(ps.data + i * ps.strides[0]));
+#line 25 "records.kern"
+                *(double *)(out.data + i * out.strides[0]) = (energy__cpu(krt_b, krt_tid, &(*r)) + ((double)r->id)) + (r->p).y;
+#line 26 "records.kern"
+                r->v[2] = (float)(r->p).x;
+#line 27 "records.kern"
+                (*(krt_rec_particle *)(ps.data + i * ps.strides[0])).id = (int32_t)krt_mul_i64(i, 10);
+#line 28 "records.kern"
+                (r->p).y = r->m * 2.0;
+            }
         }
     }
 }
 
-#line 107 "records.c"
+#line 134 "records.c"
 struct rotate__shared {
     krt_rec_particle sh[32];
 };
@@ -161,51 +188,101 @@ static void sums__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
-            double s = 0;
-            int64_t u = 0;
-            int64_t w = 0;
-            int64_t krt_it1 = 0;
-            int64_t krt_stop2 = 0;
-            int64_t krt_step3 = 0;
-#line 178 "records.c"
-            int64_t krt_it4 = 0;
-            int64_t krt_stop5 = 0;
-            int64_t krt_step6 = 0;
+    if (a.strides[0] == (int64_t)sizeof(krt_rec_packed) && out.strides[0] == (int64_t)sizeof(float)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                double s = 0;
+                int64_t u = 0;
+                int64_t w = 0;
+                int64_t krt_it1 = 0;
+                int64_t krt_stop2 = 0;
+#line 205 "records.c"
+                int64_t krt_step3 = 0;
+                int64_t krt_it4 = 0;
+                int64_t krt_stop5 = 0;
+                int64_t krt_step6 = 0;
 #line 46 "records.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 47 "records.kern"
-            /* i < a.shape[0]: the threads the loop visits */
+                /* i < a.shape[0]: the threads the loop visits */
 #line 48 "records.kern"
-            s = 0.0;
+                s = 0.0;
 #line 49 "records.kern"
-            krt_it4 = 0;
-            krt_stop5 = 3;
-            krt_step6 = 1;
-            KRT_UNROLL
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                u = krt_it4;
-#line 50 "records.kern"
-                krt_it1 = 0;
-                krt_stop2 = 2;
-                krt_step3 = 1;
+                krt_it4 = 0;
+                krt_stop5 = 3;
+                krt_step6 = 1;
                 KRT_UNROLL
-                for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-                    w = krt_it1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    u = krt_it4;
+#line 50 "records.kern"
+                    krt_it1 = 0;
+                    krt_stop2 = 2;
+                    krt_step3 = 1;
+                    KRT_UNROLL
+                    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                        w = krt_it1;
 #line 51 "records.kern"
-                    s = s + ((double)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j[u][w]);
+                        s = s + ((double)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j[u][w]);
+                    }
                 }
-            }
 #line 52 "records.kern"
-            (*(krt_rec_packed *)(a.data + i * a.strides[0])).i = (int32_t)(krt_view_make((void *)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j, 2, 3, 2, 0, (int64_t)sizeof(float))).shape[0];
+                (*(krt_rec_packed *)(a.data + i * a.strides[0])).i = (int32_t)(krt_view_make((void *)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j, 2, 3, 2, 0, (int64_t)sizeof(float))).shape[0];
 #line 53 "records.kern"
-            *(float *)(out.data + i * out.strides[0]) = (float)s;
+                *(float *)(out.data + i * out.strides[0]) = (float)s;
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+                double s = 0;
+#line 249 "records.c"
+                int64_t u = 0;
+                int64_t w = 0;
+                int64_t krt_it1 = 0;
+                int64_t krt_stop2 = 0;
+                int64_t krt_step3 = 0;
+                int64_t krt_it4 = 0;
+                int64_t krt_stop5 = 0;
+                int64_t krt_step6 = 0;
+#line 46 "records.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 47 "records.kern"
+                /* i < a.shape[0]: the threads the loop visits */
+#line 48 "records.kern"
+                s = 0.0;
+#line 49 "records.kern"
+                krt_it4 = 0;
+                krt_stop5 = 3;
+                krt_step6 = 1;
+                KRT_UNROLL
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    u = krt_it4;
+#line 50 "records.kern"
+                    krt_it1 = 0;
+                    krt_stop2 = 2;
+                    krt_step3 = 1;
+                    KRT_UNROLL
+                    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                        w = krt_it1;
+#line 51 "records.kern"
+                        s = s + ((double)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j[u][w]);
+                    }
+                }
+#line 52 "records.kern"
+                (*(krt_rec_packed *)(a.data + i * a.strides[0])).i = (int32_t)(krt_view_make((void *)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j, 2, 3, 2, 0, (int64_t)sizeof(float))).shape[0];
+#line 53 "records.kern"
+                *(float *)(out.data + i * out.strides[0]) = (float)s;
+            }
         }
     }
 }
@@ -219,29 +296,57 @@ static void scalar__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view ps = *(const krt_view *)krt_args[1];
     const krt_view xs = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-#line 223 "records.c"
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+#line 300 "records.c"
+    if (ps.strides[0] == (int64_t)sizeof(krt_rec_particle)) {
+        KRT_FOR_EACH_THREAD(krt_b) {
+            int64_t i = 0;
 #line 58 "records.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 59 "records.kern"
-        if (i < ps.shape[0]) {
+            if (i < ps.shape[0]) {
 #line 60 "records.kern"
-            (*(krt_rec_particle *)(ps.data + i * ps.strides[0])).m = r->m + *(double *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).strides[0]);
+                (*(krt_rec_particle *)(ps.data + i * ps.strides[0])).m = r->m + *(double *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).strides[0]);
 #line 61 "records.kern"
-            ((int16_t *)xs.data)[i] = *(int16_t *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).strides[0]);
-        }
+                ((int16_t *)xs.data)[i] = *(int16_t *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).strides[0]);
+            }
 #line 62 "records.kern"
-        if (i == 0) {
+            if (i == 0) {
 #line 63 "records.kern"
-            r->id = (int32_t)ps.shape[0];
+                r->id = (int32_t)ps.shape[0];
 #line 64 "records.kern"
-            {
-#line 241 "records.c"
-                const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
-                float *krt_cp_d = (float *)&r->v;
-                for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
-                    krt_cp_d[krt_cp_i] = ((const float *)krt_cp_v.data)[krt_cp_i];
+                {
+#line 319 "records.c"
+                    const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
+                    float *krt_cp_d = (float *)&r->v;
+                    for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
+                        krt_cp_d[krt_cp_i] = ((const float *)krt_cp_v.data)[krt_cp_i];
+                }
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD(krt_b) {
+            int64_t i = 0;
+#line 58 "records.kern"
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 59 "records.kern"
+            if (i < ps.shape[0]) {
+#line 60 "records.kern"
+                (*(krt_rec_particle *)(ps.data + i * ps.strides[0])).m = r->m + *(double *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).strides[0]);
+#line 61 "records.kern"
+                ((int16_t *)xs.data)[i] = *(int16_t *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).strides[0]);
+            }
+#line 62 "records.kern"
+            if (i == 0) {
+#line 63 "records.kern"
+                r->id = (int32_t)ps.shape[0];
+#line 64 "records.kern"
+                {
+#line 345 "records.c"
+                    const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
+                    float *krt_cp_d = (float *)&r->v;
+                    for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
+                        krt_cp_d[krt_cp_i] = ((const float *)krt_cp_v.data)[krt_cp_i];
+                }
             }
         }
     }

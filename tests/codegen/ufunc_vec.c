@@ -53,20 +53,39 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (a.strides[0] == (int64_t)sizeof(float) && b.strides[0] == (int64_t)sizeof(float) && out.strides[0] == (int64_t)sizeof(float)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 16 "ufunc_vec.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "ufunc_vec.kern"
-            /* i < out.shape[0]: the threads the loop visits */
+                /* i < out.shape[0]: the threads the loop visits */
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
-#line 70 "ufunc_vec.c"
+                *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
+#line 71 "ufunc_vec.c"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 16 "ufunc_vec.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "ufunc_vec.kern"
+                /* i < out.shape[0]: the threads the loop visits */
+#line 18 "ufunc_vec.kern"
+                *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
+#line 88 "ufunc_vec.c"
+            }
         }
     }
 }
@@ -85,7 +104,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 89 "ufunc_vec.c"
+#line 108 "ufunc_vec.c"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
@@ -150,7 +169,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 154 "ufunc_vec.c"
+#line 173 "ufunc_vec.c"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
@@ -211,7 +230,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b0, void **krt_arg
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const int32_t krt_u_s1_ = *(const int32_t *)krt_args[3];
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
-#line 215 "ufunc_vec.c"
+#line 234 "ufunc_vec.c"
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
@@ -276,7 +295,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const int64_t krt_u_s1_ = *(const int64_t *)krt_args[3];
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
-#line 280 "ufunc_vec.c"
+#line 299 "ufunc_vec.c"
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
@@ -331,7 +350,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 335 "ufunc_vec.c"
+#line 354 "ufunc_vec.c"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param hyp_kernel__params[] = {

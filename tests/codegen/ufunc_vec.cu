@@ -524,20 +524,39 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (a.strides[0] == (int64_t)sizeof(float) && b.strides[0] == (int64_t)sizeof(float) && out.strides[0] == (int64_t)sizeof(float)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 16 "ufunc_vec.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "ufunc_vec.kern"
-            /* i < out.shape[0]: the threads the loop visits */
+                /* i < out.shape[0]: the threads the loop visits */
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
-#line 541 "ufunc_vec.cu"
+                *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
+#line 542 "ufunc_vec.cu"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 16 "ufunc_vec.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "ufunc_vec.kern"
+                /* i < out.shape[0]: the threads the loop visits */
+#line 18 "ufunc_vec.kern"
+                *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
+#line 559 "ufunc_vec.cu"
+            }
         }
     }
 }
@@ -556,7 +575,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 560 "ufunc_vec.cu"
+#line 579 "ufunc_vec.cu"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
@@ -621,7 +640,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 625 "ufunc_vec.cu"
+#line 644 "ufunc_vec.cu"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
@@ -682,7 +701,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b0, void **krt_arg
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const int32_t krt_u_s1_ = *(const int32_t *)krt_args[3];
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
-#line 686 "ufunc_vec.cu"
+#line 705 "ufunc_vec.cu"
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
@@ -747,7 +766,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const int64_t krt_u_s1_ = *(const int64_t *)krt_args[3];
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
-#line 751 "ufunc_vec.cu"
+#line 770 "ufunc_vec.cu"
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
@@ -802,7 +821,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 806 "ufunc_vec.cu"
+#line 825 "ufunc_vec.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param hyp_kernel__params[] = {

@@ -99,20 +99,39 @@ static void scale__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const float factor = *(const float *)krt_args[1];
     krt_dim3 krt_tid;
-    {
-        unsigned krt_nx = krt_b->block_dim.x;
-        unsigned krt_ny = krt_b->block_dim.y;
-        unsigned krt_nz = krt_b->block_dim.z;
-        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
-        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
-            int64_t i = 0;
+    if (x.strides[0] == (int64_t)sizeof(float)) {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
 #line 17 "wrapped.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "wrapped.kern"
-            /* i < x.shape[0]: the threads the loop visits */
+                /* i < x.shape[0]: the threads the loop visits */
 #line 19 "wrapped.kern"
-            *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
-#line 116 "wrapped.cu"
+                *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
+#line 117 "wrapped.cu"
+            }
+        }
+    } else {
+        {
+            unsigned krt_nx = krt_b->block_dim.x;
+            unsigned krt_ny = krt_b->block_dim.y;
+            unsigned krt_nz = krt_b->block_dim.z;
+            krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+            KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+                int64_t i = 0;
+#line 17 "wrapped.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 18 "wrapped.kern"
+                /* i < x.shape[0]: the threads the loop visits */
+#line 19 "wrapped.kern"
+                *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
+#line 134 "wrapped.cu"
+            }
         }
     }
 }

@@ -72,31 +72,37 @@ static void test_gs(int n, unsigned grid, int strided)
     int sh = strided ? 2 : 1;
     int32_t *v = malloc(sizeof(int32_t) * sh * n), *out = malloc(sizeof(int32_t) * sh * n);
     int32_t *neg = malloc(sizeof(int32_t) * sh * n), bins[2 * 16], want[16] = {0};
+    int32_t *car = malloc(sizeof(int32_t) * sh * n);
     for (int i = 0; i < sh * n; i++) {
         v[i] = (int32_t)((i * 2654435761u) >> 7 & 1023);
-        out[i] = neg[i] = -1;
+        out[i] = neg[i] = car[i] = -1;
     }
     for (int i = 0; i < 2 * 16; i++)
         bins[i] = 0;
     for (int i = 0; i < n; i++)
         want[v[sh * i] % 16]++;
-    krt_array dv, dout, dneg, dbins;
+    krt_array dv, dout, dneg, dcar, dbins;
     E2E_CHECK(krt_to_device(&dv, v, KRT_INT32, 1, (int64_t[]){sh * n}, NULL));
     E2E_CHECK(krt_to_device(&dout, out, KRT_INT32, 1, (int64_t[]){sh * n}, NULL));
     E2E_CHECK(krt_to_device(&dneg, neg, KRT_INT32, 1, (int64_t[]){sh * n}, NULL));
+    E2E_CHECK(krt_to_device(&dcar, car, KRT_INT32, 1, (int64_t[]){sh * n}, NULL));
     E2E_CHECK(krt_to_device(&dbins, bins, KRT_INT32, 1, (int64_t[]){sh * 16}, NULL));
     krt_array vv = strided ? every_other(dv) : dv, vout = strided ? every_other(dout) : dout;
     krt_array vneg = strided ? every_other(dneg) : dneg, vbins = strided ? every_other(dbins) : dbins;
+    krt_array vcar = strided ? every_other(dcar) : dcar;
     E2E_CHECK(lanes_gs(krt_grid1(grid, 32), vv, vbins, vout));
     E2E_CHECK(lanes_gs_neg(krt_grid1(grid, 32), vv, vneg));
+    E2E_CHECK(lanes_gs_carried(krt_grid1(grid, 32), vv, vcar));
     E2E_CHECK(krt_copy_to_host(out, dout, NULL));
     E2E_CHECK(krt_copy_to_host(neg, dneg, NULL));
+    E2E_CHECK(krt_copy_to_host(car, dcar, NULL));
     E2E_CHECK(krt_copy_to_host(bins, dbins, NULL));
     int good = 1;
     for (int i = 0; i < n && good; i++)
-        if (!(good = out[sh * i] == v[sh * i] * 3 && neg[sh * i] == v[sh * i] + 1 &&
-                     (!strided || (out[sh * i + 1] == -1 && neg[sh * i + 1] == -1))))
-            diag("%d: got %d %d, want %d %d", i, out[sh * i], neg[sh * i], v[sh * i] * 3, v[sh * i] + 1);
+        if (!(good = out[sh * i] == v[sh * i] * 3 && neg[sh * i] == v[sh * i] + 1 && car[sh * i] == v[sh * i] + 1 &&
+                     (!strided || (out[sh * i + 1] == -1 && neg[sh * i + 1] == -1 && car[sh * i + 1] == -1))))
+            diag("%d: got %d %d %d, want %d %d %d", i, out[sh * i], neg[sh * i], car[sh * i], v[sh * i] * 3,
+                 v[sh * i] + 1, v[sh * i] + 1);
     for (int b = 0; b < 16 && good; b++)
         if (!(good = bins[sh * b] == want[b] && (!strided || bins[sh * b + 1] == 0)))
             diag("bin %d: got %d, want %d", b, bins[sh * b], want[b]);
@@ -104,10 +110,12 @@ static void test_gs(int n, unsigned grid, int strided)
     krt_free(dv);
     krt_free(dout);
     krt_free(dneg);
+    krt_free(dcar);
     krt_free(dbins);
     free(v);
     free(out);
     free(neg);
+    free(car);
 }
 
 int main(void)
