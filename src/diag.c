@@ -306,7 +306,20 @@ static void report_text(const char *kind, Loc loc, const char *msg, const char *
     put_colored(stderr, kind[0] == 'e' ? SGR_ERROR : kind[0] == 'w' ? SGR_WARNING : SGR_NOTE,
                 label);
     fputc(' ', stderr);
-    fputs(msg, stderr);
+    /* one line: a control character of the source quoted in the message
+     * (a string literal's "\n" in a @guvectorize layout) is escaped */
+    for (const unsigned char *m = (const unsigned char *)msg; *m; m++) {
+        if (*m >= 0x20 && *m != 0x7F)
+            fputc(*m, stderr);
+        else if (*m == '\n')
+            fputs("\\n", stderr);
+        else if (*m == '\t')
+            fputs("\\t", stderr);
+        else if (*m == '\r')
+            fputs("\\r", stderr);
+        else
+            fprintf(stderr, "\\x%02x", *m);
+    }
     fputs(tag, stderr);
     fputc('\n', stderr);
     if (loc.first_line > 0)
