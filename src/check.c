@@ -277,12 +277,24 @@ static void collect_callees_list(const NodeList *l, PtrVec *seen)
         node_walk(l->items[i], callee_of, seen);
 }
 
+/* The bytes of a local or shared array; INT64_MAX where that does not fit
+ * in 64 bits (cuda.shared.array(0x7fffffffffffffff, float32): the product
+ * overflowed, to a size under the limit, and cc refused the C array). */
 static int64_t array_bytes(const Var *v)
 {
     int64_t n = ty_size(v->type->elem);
-    for (int i = 0; i < v->type->ndim; i++)
+    for (int i = 0; i < v->type->ndim; i++) {
+        if (v->shape[i] != 0 && n > INT64_MAX / v->shape[i])
+            return INT64_MAX;
         n *= v->shape[i];
+    }
     return n;
+}
+
+static const char *bytes_text(int64_t n)
+{
+    return n == INT64_MAX ? arena_printf("more than %lld bytes", (long long)INT64_MAX)
+                          : arena_printf("%lld bytes", (long long)n);
 }
 
 static void check_memory(Func *f)
@@ -290,8 +302,8 @@ static void check_memory(Func *f)
     for (int i = 0; i < f->nlocals; i++) {
         Var *v = f->locals[i];
         if (v->kind == VAR_LOCALARRAY && array_bytes(v) > LOCAL_LIMIT)
-            error_at(v->loc, "local array '%s' takes %lld bytes per thread; the limit is %d",
-                     v->name, (long long)array_bytes(v), LOCAL_LIMIT);
+            error_at(v->loc, "local array '%s' takes %s per thread; the limit is %d",
+                     v->name, bytes_text(array_bytes(v)), LOCAL_LIMIT);
     }
     if (!f->is_kernel)
         return;
@@ -305,10 +317,11 @@ static void check_memory(Func *f)
             Var *v = g->locals[i];
             if (v->kind != VAR_SHARED)
                 continue;
-            total += array_bytes(v);
+            int64_t bytes = array_bytes(v);   /* total <= SHARED_LIMIT: no overflow */
+            total = bytes > INT64_MAX - total ? INT64_MAX : total + bytes;
             if (total > SHARED_LIMIT) {
-                error_at(v->loc, "static shared memory of kernel '%s' reaches %lld bytes "
-                         "with '%s'; the limit is %d", f->name, (long long)total, v->name,
+                error_at(v->loc, "static shared memory of kernel '%s' reaches %s "
+                         "with '%s'; the limit is %d", f->name, bytes_text(total), v->name,
                          SHARED_LIMIT);
                 return;
             }

@@ -73,6 +73,16 @@ static int nattached;
 
 static void reported_reset(void);
 
+/* Hostile input (a line of 5,000 stray '$', '\\' or '0b2', or of unmatched
+ * ']'): an error per token, each showing the whole line, made output
+ * quadratic in the line's length (gigabytes, minutes).  At most
+ * DIAG_PER_LINE errors and warnings of a source line are shown; the others
+ * are counted (error_count, the summary), and a note says so once. */
+enum { DIAG_PER_LINE = 16 };
+static int *line_shown;          /* line_shown[l]: diagnostics of line l so far */
+static int line_shown_cap;
+static bool line_quota(Loc loc);
+
 static const char *lines_text;   /* source_line's index is of this text */
 
 void diag_init(const Source *src)
@@ -85,6 +95,9 @@ void diag_init(const Source *src)
     ncontexts = 0;
     nattached = 0;
     reported_reset();
+    free(line_shown);
+    line_shown = NULL;
+    line_shown_cap = 0;
 }
 
 int error_count(void)
@@ -293,11 +306,57 @@ static void report_text(const char *kind, Loc loc, const char *msg, const char *
     put_colored(stderr, kind[0] == 'e' ? SGR_ERROR : kind[0] == 'w' ? SGR_WARNING : SGR_NOTE,
                 label);
     fputc(' ', stderr);
-    fputs(msg, stderr);
+    /* one line: a control character of the source quoted in the message
+     * (a string literal's "\n" in a @guvectorize layout) is escaped */
+    for (const unsigned char *m = (const unsigned char *)msg; *m; m++) {
+        if (*m >= 0x20 && *m != 0x7F)
+            fputc(*m, stderr);
+        else if (*m == '\n')
+            fputs("\\n", stderr);
+        else if (*m == '\t')
+            fputs("\\t", stderr);
+        else if (*m == '\r')
+            fputs("\\r", stderr);
+        else
+            fprintf(stderr, "\\x%02x", *m);
+    }
     fputs(tag, stderr);
     fputc('\n', stderr);
     if (loc.first_line > 0)
         show_source(loc);
+}
+
+/* True if a diagnostic at loc is shown; false past DIAG_PER_LINE of its
+ * line (the first time, a note says that the line has more). */
+static bool line_quota(Loc loc)
+{
+    size_t len;
+    if (loc.first_line <= 0 || !source_line(loc.first_line, &len))
+        return true;
+    if (loc.first_line >= line_shown_cap) {
+        int cap = line_shown_cap ? line_shown_cap : 64;
+        while (cap <= loc.first_line)
+            cap *= 2;
+        int *t = realloc(line_shown, (size_t)cap * sizeof *t);
+        if (!t)
+            die("out of memory");
+        memset(t + line_shown_cap, 0, (size_t)(cap - line_shown_cap) * sizeof *t);
+        line_shown = t;
+        line_shown_cap = cap;
+    }
+    int *n = &line_shown[loc.first_line];
+    if (*n < DIAG_PER_LINE) {
+        ++*n;
+        return true;
+    }
+    if (*n == DIAG_PER_LINE) {
+        ++*n;
+        char msg[128];
+        snprintf(msg, sizeof msg, "this line has more errors or warnings; only its first %d "
+                 "are shown", DIAG_PER_LINE);
+        report_text("note", loc, msg, "");
+    }
+    return false;
 }
 
 static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
@@ -368,6 +427,12 @@ void error_at(Loc loc, const char *fmt, ...)
         diag_muted_count++;
         return;
     }
+    if (!line_quota(loc)) {
+        diag_errors++;   /* counted, not shown, and neither are its notes */
+        diag_dropping = true;
+        nattached = 0;
+        return;
+    }
     va_start(ap, fmt);
     report("error", loc, fmt, ap);
     va_end(ap);
@@ -390,6 +455,15 @@ void warning_at(Loc loc, Warn w, const char *fmt, ...)
     }
     /* -Werror: the same text, reported and counted as an error. */
     bool as_error = warning_error[w] > 0 || (diag_werror && warning_error[w] == 0);
+    if (!line_quota(loc)) {
+        if (as_error)
+            diag_errors++;
+        else
+            diag_warnings++;
+        diag_dropping = true;
+        nattached = 0;
+        return;
+    }
     char msg[2048];
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);

@@ -331,7 +331,8 @@ Node *lower_reduction(Ctx *c, Node *e, const char *name, Node *base, bool stmt)
         arg = e->args.items[0];
         npos--;
     }
-    Node **pos = (Node **)e->args.items + (method ? 0 : 1);
+    /* no positional argument: args.items may be NULL, and NULL + 0 is undefined */
+    Node **pos = npos ? (Node **)e->args.items + (method ? 0 : 1) : NULL;
     Type *dtype = NULL;
     Node *axis = npos ? pos[0] : NULL;
     for (int i = 0; i < e->kwargs.len; i++) {

@@ -201,6 +201,14 @@ static void resolve_constant(Node *s)
     if (s->rhs->kind == E_CALL) {
         const char *p = sema_path_of(s->rhs->lhs, NULL, NULL);
         if (p && strcmp(p, "cuda.reduce") == 0) {   /* ufunc.c: a lambda becomes a def */
+            const Global *old = sema_global(t->name);
+            if (old && old->kind == GLOBAL_FUNC) {
+                /* as a def of the name twice: two functions of one name
+                 * (the second's C definitions redefined the first's) */
+                diag_attach_note(old->fn->def->loc, "'%s' was first defined here", t->name);
+                sema_error(t->loc, "redefinition of function '%s'", t->name);
+                return;
+            }
             Node *def = ufunc_reduce_lambda(t->name, s->rhs);
             if (def)
                 add_funcdef(def);

@@ -1175,6 +1175,9 @@ static Node *lower_device_call_(Ctx *c, Node *e, FuncDef *fd, bool stmt, Node *p
         /* eager signature: arguments are converted to it; ufunc.c: of
          * several (@vectorize), the one the arguments match exactly */
         const Signature *sg = &fd->sigs[0];
+        for (int j = fd->nsigs - 1; j >= 0; j--)   /* none matches: the first of this arity */
+            if (fd->sigs[j].nparams == nargs)
+                sg = &fd->sigs[j];
         /* suite (issues 8/9): numba's _resolve_overload: the signature
          * with the fewest (unsafe, safe, promote) conversions, the first
          * on a tie; non-scalars must match exactly */
@@ -1206,6 +1209,12 @@ static Node *lower_device_call_(Ctx *c, Node *e, FuncDef *fd, bool stmt, Node *p
                 found = true;
             }
         }
+        /* a signature of another arity (the signature's own error says so;
+         * kernc checks it when it types the function, which may come after
+         * this call): no parameter types to convert to */
+        if (sg->nparams != nargs)
+            return fail(c, e->loc, "%s() has no signature with %d parameter%s", fd->name,
+                        nargs, nargs == 1 ? "" : "s");
         for (int i = 0; i < nargs; i++) {
             Type *want = sg->params[i];
             if (ty_is_scalar(want) && ty_is_scalar(types[i]))

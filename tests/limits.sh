@@ -66,7 +66,7 @@ kern() {
     }'
 }
 
-echo "1..29"
+echo "1..31"
 t=0
 # refused KIND N MESSAGE
 refused() {
@@ -161,6 +161,28 @@ awk 'BEGIN {
     for (i = 0; i < 20000; i++) print "    a[0] = \"x" i "\""
 }' > errors.kern
 linear errors.kern 3
+# errors_per_line FILE: a line of 200,000 bad tokens, one error each, must
+# be reported in linear time: each error shows its whole line, and all of
+# them made gigabytes of output (5,000 '$' took 10 s and 37 MB); at most
+# 16 of a line are shown (src/diag.c, DIAG_PER_LINE)
+errors_per_line() {
+    t=$((t + 1))
+    ( ulimit -t 3; exec "$KERNC" --target c -o big.c --header big.h "$1" ) >out 2>err
+    rc=$?
+    size=$(wc -c < err)
+    if [ $rc -eq 1 ] && [ ! -e big.c ] && [ "$size" -lt 20000000 ] &&
+       grep -q "only its first 16 are shown" err; then
+        echo "ok $t - $1: a line of 200,000 errors in under 3 s of CPU time"
+    else
+        echo "not ok $t - $1: a line of 200,000 errors (exit status $rc, $size bytes)"
+        head -c 1000 err | sed 's/^/# /'
+    fi
+    rm -f big.c big.h
+}
+awk 'BEGIN { printf "x = 1 "; for (i = 0; i < 200000; i++) printf "$"; print "" }' > dollars.kern
+errors_per_line dollars.kern
+awk 'BEGIN { printf "x = (1"; for (i = 0; i < 200000; i++) printf "]"; print "" }' > closers.kern
+errors_per_line closers.kern
 
 # same_split SPLIT FILE...: each file, both targets, gives the same output,
 # messages and exit status with KERNC_TEST_SPLIT=SPLIT as with =0
