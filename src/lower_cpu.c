@@ -1078,6 +1078,18 @@ static void bar_add(BarScan *S, const Node *n, bool write)
     x->ok = i && (range_nonneg(i) || cpu_nonneg(S->cf, i)) && bar_form(S, i, &x->f);
 }
 
+/* The targets of assignment n walked with *write set. */
+static void walk_targets(const Node *n, NodeVisitFn *fn, void *ctx, bool *write)
+{
+    bool saved = *write;
+    *write = true;
+    if (n->kind == S_AUGASSIGN && n->lhs)
+        node_walk(n->lhs, fn, ctx);
+    for (int i = 0; n->kind == S_ASSIGN && i < n->args.len; i++)
+        node_walk(n->args.items[i], fn, ctx);
+    *write = saved;
+}
+
 static Visit bar_visit(const Node *n, void *ctx)
 {
     BarScan *S = ctx;
@@ -1085,17 +1097,10 @@ static Visit bar_visit(const Node *n, void *ctx)
     case E_INDEX:
         bar_add(S, n, S->write_mode);
         return VISIT_CHILDREN;
-    case S_ASSIGN: case S_AUGASSIGN: {
+    case S_ASSIGN: case S_AUGASSIGN:
         /* targets: writes (an augmented one also reads, seen below) */
-        bool saved = S->write_mode;
-        S->write_mode = true;
-        if (n->kind == S_AUGASSIGN && n->lhs)
-            node_walk(n->lhs, bar_visit, S);
-        for (int i = 0; n->kind == S_ASSIGN && i < n->args.len; i++)
-            node_walk(n->args.items[i], bar_visit, S);
-        S->write_mode = saved;
+        walk_targets(n, bar_visit, S, &S->write_mode);
         return VISIT_CHILDREN;
-    }
     case E_API:
         if (api_id_has(api_id(n->api), AF_SIDE_EFFECTS | AF_WARP | AF_COLLECTIVE))
             S->bad = true;
@@ -1509,16 +1514,8 @@ static Visit pf_visit(const Node *n, void *ctx)
     PfScan *P = ctx;
     if (n->kind == E_INDEX)
         pf_add(P, n);
-    if (n->kind == S_ASSIGN || n->kind == S_AUGASSIGN) {
-        /* the targets as writes, then everything as reads */
-        bool saved = P->write;
-        P->write = true;
-        if (n->kind == S_AUGASSIGN && n->lhs)
-            node_walk(n->lhs, pf_visit, P);
-        for (int i = 0; n->kind == S_ASSIGN && i < n->args.len; i++)
-            node_walk(n->args.items[i], pf_visit, P);
-        P->write = saved;
-    }
+    if (n->kind == S_ASSIGN || n->kind == S_AUGASSIGN)
+        walk_targets(n, pf_visit, P, &P->write);   /* then everything as reads */
     return VISIT_CHILDREN;
 }
 
