@@ -316,6 +316,8 @@ static void print_region_run_skip(Emitter *E, const CpuBlock *r, const Var *set,
 static void print_split_points(Emitter *E, const CpuBlock *bar);
 static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b, int k,
                             const char *lo, const char *hi, bool *val);
+static const CpuBind *split_binds(const CpuBlock *a, const CpuBlock *bar, const bool *val);
+static void print_split_points(Emitter *E, const CpuBlock *bar);
 
 /* krt_clamp_below's base for the thread index X + c: c, or with
  * blockIdx.x * blockDim.x (X counts from the grid's start) */
@@ -1021,27 +1023,56 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
         outf(E, "const int krt_t16 = krt_lanes_is_tree16(%s, %s);", lev, nlev);
     outf(E, "krt_tid.y = 0;");
     outf(E, "krt_tid.z = 0;");
+    if (a->bar_split.len == 1)
+        print_split_points(E, a);
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
-    /* a: v in a C local of the loop, into the lane array */
+    /* a: v in a C local of the loop, into the lane array; with one
+     * condition on the thread index (CpuBlock.bar_split: `if i < n`), the
+     * lanes below its point, then the others, each with its value */
     enter_block(E, a);
-    open_lane_loop(E);
-    if (ka >= 0) {
-        vec_push(&skip, (void *)v);
-        outf(E, "%s %s = %s;", t_c(v->type), cached_name(a, v),
-             load ? arena_printf("krt_f->%s", cached_name(a, v)) : zero_of(v->type));
+    bool split = a->bar_split.len == 1;
+    if (split) {
+        outf(E, "{");
+        E->indent++;
+        outf(E, "const size_t krt_m0 = krt_s0 < krt_w ? krt_w : krt_s0 > krt_w + krt_wn ? krt_w + krt_wn : krt_s0;");
     }
-    outf(E, "{");
-    E->indent++;
-    print_region_run_skip(E, a, NULL, NULL, false, ka >= 0 ? &skip : NULL);
-    E->indent--;
-    outf(E, "}");
-    outf(E, "%s = %s;", lane, ka >= 0 ? cached_name(a, v) : arena_printf("krt_f->%s", V));
-    E->thread_loop = false;
-    E->cpu_region = NULL;
-    E->indent--;
-    outf(E, "}");
+    for (int h = 0; h < (split ? 2 : 1); h++) {
+        const CpuSplit *sp = split ? a->bar_split.items[0] : NULL;
+        bool val = sp && (h == 0 ? sp->below : !sp->below);
+        if (!split)
+            open_lane_loop(E);
+        else {
+            outf(E, h == 0 ? "for (krt_t = krt_w; krt_t < krt_m0; krt_t++) {"
+                           : "for (; krt_t < krt_w + krt_wn; krt_t++) {");
+            E->indent++;
+            outf(E, "krt_tid.x = (unsigned)krt_t;");
+            outf(E, "krt_f = &krt_fr[krt_t];");
+        }
+        if (ka >= 0) {
+            if (!h)
+                vec_push(&skip, (void *)v);
+            outf(E, "%s %s = %s;", t_c(v->type), cached_name(a, v),
+                 load ? arena_printf("krt_f->%s", cached_name(a, v)) : zero_of(v->type));
+        }
+        outf(E, "{");
+        E->indent++;
+        E->cpu_binds = split ? split_binds(a, a, &val) : a->binds;
+        print_region_run_skip(E, a, NULL, NULL, false, ka >= 0 ? &skip : NULL);
+        E->cpu_binds = a->binds;
+        E->indent--;
+        outf(E, "}");
+        outf(E, "%s = %s;", lane, ka >= 0 ? cached_name(a, v) : arena_printf("krt_f->%s", V));
+        E->thread_loop = false;
+        E->cpu_region = NULL;
+        E->indent--;
+        outf(E, "}");
+    }
+    if (split) {
+        E->indent--;
+        outf(E, "}");
+    }
     enter_block(E, t);
     bool lane0 = !store && region_lane0(b);
     if (lane0 && !strcmp(suf, "f32")) {
@@ -1356,6 +1387,25 @@ static void print_split_points(Emitter *E, const CpuBlock *bar)
     }
 }
 
+/* Region a's bindings with bar's split conditions k at their values val[k]
+ * (print_bar_range, print_tree_fused). */
+static const CpuBind *split_binds(const CpuBlock *a, const CpuBlock *bar, const bool *val)
+{
+    const CpuBind *binds = a->binds;
+    for (int j = 0; j < bar->bar_split.len; j++) {
+        const CpuSplit *sp = bar->bar_split.items[j];
+        for (int i = 0; i < sp->conds.len; i++) {
+            CpuBind *x = arena_alloc(sizeof *x);
+            memset(x, 0, sizeof *x);
+            x->call = sp->conds.items[i];
+            x->text = val[j] ? "1" : "0";
+            x->next = binds;
+            binds = x;
+        }
+    }
+    return binds;
+}
+
 /* barrier (issue 10): the 1-D thread loop over the threads lo to hi of
  * region a (b NULL) or of the fused regions a, bar, b (print_bar_fused),
  * split at the points of bar's conditions k on (CpuBlock.bar_split, bar
@@ -1394,18 +1444,7 @@ static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
         return;
     }
     /* the conditions' values in this range */
-    const CpuBind *binds = a->binds;
-    for (int j = 0; j < bar->bar_split.len; j++) {
-        const CpuSplit *sp = bar->bar_split.items[j];
-        for (int i = 0; i < sp->conds.len; i++) {
-            CpuBind *x = arena_alloc(sizeof *x);
-            memset(x, 0, sizeof *x);
-            x->call = sp->conds.items[i];
-            x->text = val[j] ? "1" : "0";
-            x->next = binds;
-            binds = x;
-        }
-    }
+    const CpuBind *binds = split_binds(a, bar, val);
     /* an int counter (blockDim.x <= 1024): tx = (int32_t)krt_tid.x is
      * then the counter itself to the C compiler, an affine index */
     const char *ilo = strcmp(lo, "0") == 0 ? "0" : arena_printf("(int)%s", lo);
