@@ -135,7 +135,7 @@ linear() {
         echo "ok $t - $1 in under $2 s of CPU time"
     else
         echo "not ok $t - $1 in under $2 s of CPU time (exit status $rc)"
-        head -c 1000 err | sed 's/^/# /'
+        { head -c 1000 err; echo; } | sed 's/^/# /'   # a whole last line: the next result is a line of its own
     fi
     rm -f big.c big.h
 }
@@ -175,7 +175,7 @@ errors_per_line() {
         echo "ok $t - $1: a line of 200,000 errors in under 3 s of CPU time"
     else
         echo "not ok $t - $1: a line of 200,000 errors (exit status $rc, $size bytes)"
-        head -c 1000 err | sed 's/^/# /'
+        { head -c 1000 err; echo; } | sed 's/^/# /'   # a whole last line: the next result is a line of its own
     fi
     rm -f big.c big.h
 }
