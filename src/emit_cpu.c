@@ -317,7 +317,6 @@ static void print_split_points(Emitter *E, const CpuBlock *bar);
 static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b, int k,
                             const char *lo, const char *hi, bool *val);
 static const CpuBind *split_binds(const CpuBlock *a, const CpuBlock *bar, const bool *val);
-static void print_split_points(Emitter *E, const CpuBlock *bar);
 
 /* krt_clamp_below's base for the thread index X + c: c, or with
  * blockIdx.x * blockDim.x (X counts from the grid's start) */
@@ -1606,25 +1605,41 @@ static bool kernel_has_shared(const Func *f)
     return false;
 }
 
-/* The test of CpuKernel.unit: the arrays' elements next to each other
- * along their last dimension. */
-static const char *unit_test(const CpuKernel *K)
+/* print(E, K, r) once, or twice where CpuKernel.unit names arrays: the
+ * first copy where their elements lie next to each other along their last
+ * dimension (their last strides known to the C compiler), the second for
+ * all other cases. */
+static void print_unit_copies(Emitter *E, const CpuKernel *K, const CpuBlock *r,
+                              void (*print)(Emitter *, const CpuKernel *, const CpuBlock *))
 {
+    if (!K->unit.len) {
+        print(E, K, r);
+        return;
+    }
     StrBuf u = {0};
     for (int i = 0; i < K->unit.len; i++) {
         const Var *p = K->unit.items[i];
         sb_printf(&u, "%s%s.strides[%d] == (int64_t)sizeof(%s)", i ? " && " : "", p->cname, p->type->ndim - 1,
                   t_elem(p->type->elem));
     }
-    return sb_take(&u);
+    outf(E, "if (%s) {", sb_take(&u));
+    E->indent++;
+    print(E, K, r);
+    E->indent--;
+    outf(E, "} else {");
+    E->indent++;
+    print(E, K, r);
+    E->indent--;
+    outf(E, "}");
 }
 
 /* The grid-stride loop itself (print_grid_stride), krt_gs over the
  * block's rows and the threads inside. */
-static void print_gs_loop(Emitter *E, const CpuKernel *K, const CpuBlock *r, bool multi)
+static void print_gs_loop(Emitter *E, const CpuKernel *K, const CpuBlock *r)
 {
     const CpuGridStride *g = K->gs;
     const NodeList *body = &K->fn->def->body;
+    const bool multi = g->multi && E->c_target;   /* (print_grid_stride) */
     outf(E, "for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;");
     outf(E, "     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {");
     E->indent++;
@@ -1701,19 +1716,7 @@ static void print_grid_stride(Emitter *E, const CpuKernel *K, const CpuBlock *r)
     bool *nn = K->vars->local_nonneg, was = false;
     if (g->var_nonneg && nn)
         was = nn[g->var->index], nn[g->var->index] = true;
-    if (K->unit.len) {
-        outf(E, "if (%s) {", unit_test(K));
-        E->indent++;
-        print_gs_loop(E, K, r, multi);
-        E->indent--;
-        outf(E, "} else {");
-        E->indent++;
-        print_gs_loop(E, K, r, multi);
-        E->indent--;
-        outf(E, "}");
-    } else {
-        print_gs_loop(E, K, r, multi);
-    }
+    print_unit_copies(E, K, r, print_gs_loop);
     if (g->var_nonneg && nn)
         nn[g->var->index] = was;
     E->indent--;
@@ -1952,21 +1955,10 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         enter_block(E, r);
         if (K->gs)
             print_grid_stride(E, K, r);
-        if (K->unit.len && !K->gs) {
-            /* where the arrays' elements lie next to each other, a copy
-             * with their last strides known (CpuKernel.unit) */
-            outf(E, "if (%s) {", unit_test(K));
-            E->indent++;
+        if (K->gs)   /* (the grid-stride loop's fallback: one copy) */
             print_thread_loop(E, K, r);
-            E->indent--;
-            outf(E, "} else {");
-            E->indent++;
-            print_thread_loop(E, K, r);
-            E->indent--;
-            outf(E, "}");
-        } else {
-            print_thread_loop(E, K, r);
-        }
+        else
+            print_unit_copies(E, K, r, print_thread_loop);
         if (K->gs) {
             E->indent--;
             outf(E, "}");

@@ -1480,13 +1480,14 @@ static void lanes_region(const Lower *L, CpuBlock *b)
 /* ---- the next block's elements (CpuKernel.pf) ---- */
 
 typedef struct PfScan {
-    BarScan S;
-    bool write;              /* walking an assignment's targets */
+    BarScan S;               /* bar_form's context; S.write_mode: walking an
+                                assignment's targets */
+    CpuKernel *K;            /* where the arrays go */
 } PfScan;
 
 static void pf_add(PfScan *P, const Node *n)
 {
-    CpuKernel *K = (CpuKernel *)P->S.K;
+    CpuKernel *K = P->K;
     const Var *v = n->lhs && n->lhs->kind == E_VAR ? n->lhs->var : NULL;
     BarForm f;
     if (!v || v->kind != VAR_PARAM || v->type->kind != TY_ARRAY || v->type->ndim != 1 || n->args.len != 1 ||
@@ -1501,12 +1502,12 @@ static void pf_add(PfScan *P, const Node *n)
     if (i == K->npf) {
         if (K->npf == PREFETCH_MAX)
             return;
-        K->pf[K->npf++] = (CpuPrefetch){v, f.c, f.c, P->write};
+        K->pf[K->npf++] = (CpuPrefetch){v, f.c, f.c, P->S.write_mode};
     }
     CpuPrefetch *p = &K->pf[i];
     p->lo = f.c < p->lo ? f.c : p->lo;
     p->hi = f.c > p->hi ? f.c : p->hi;
-    p->write |= P->write;
+    p->write |= P->S.write_mode;
 }
 
 static Visit pf_visit(const Node *n, void *ctx)
@@ -1515,7 +1516,7 @@ static Visit pf_visit(const Node *n, void *ctx)
     if (n->kind == E_INDEX)
         pf_add(P, n);
     if (n->kind == S_ASSIGN || n->kind == S_AUGASSIGN)
-        walk_targets(n, pf_visit, P, &P->write);   /* then everything as reads */
+        walk_targets(n, pf_visit, P, &P->S.write_mode);   /* then everything as reads */
     return VISIT_CHILDREN;
 }
 
@@ -1527,6 +1528,7 @@ static void find_prefetch(CpuKernel *K)
     memset(&P, 0, sizeof P);
     P.S.K = K;
     P.S.cf = K->vars;
+    P.K = K;
     for (int i = 0; i < K->fn->def->body.len; i++)
         node_walk(K->fn->def->body.items[i], pf_visit, &P);
     for (int i = 0; i < K->npf; i++)   /* a hint: offsets within 4096 elements */
