@@ -980,13 +980,54 @@ static void print_tree_levels(Emitter *E, const CpuBlock *t, const char *lv, con
     outf(E, "}");
 }
 
-/* The loop over warp krt_w's lanes, krt_f and krt_tid set (a 1-D block). */
-static void open_lane_loop(Emitter *E)
+/* The loop over warp krt_w's lanes from `from` (NULL: the last loop's
+ * end) below `to`, krt_f and krt_tid set (a 1-D block). */
+static void open_lane_loop(Emitter *E, const char *from, const char *to)
 {
-    outf(E, "for (krt_t = krt_w; krt_t < krt_w + krt_wn; krt_t++) {");
+    outf(E, from ? "for (krt_t = %s; krt_t < %s; krt_t++) {" : "for (%s; krt_t < %s; krt_t++) {",
+         from ? from : "", to);
     E->indent++;
     outf(E, "krt_tid.x = (unsigned)krt_t;");
     outf(E, "krt_f = &krt_fr[krt_t];");
+}
+
+/* The same loop over all 32 lanes of a full warp, with a fixed trip count
+ * and krt_t, krt_tid and krt_f its own constants: gcc -O2 vectorises it
+ * then (its cheap cost model takes no loop that needs a remainder, and a
+ * store to the function's krt_tid or krt_f in the body stops it), and a
+ * tree that loads the lane array as vectors finds vector stores there to
+ * forward from, not 32 scalar ones. */
+static void open_full_lane_loop(Emitter *E)
+{
+    outf(E, "for (int krt_l = 0; krt_l < 32; krt_l++) {");
+    E->indent++;
+    outf(E, "const size_t krt_t = krt_w + (size_t)krt_l;");
+    outf(E, "const krt_dim3 krt_tid = {(unsigned)krt_w + (unsigned)krt_l, 0, 0};");
+    outf(E, "struct %s__frame *const krt_f KRT_MAYBE_UNUSED = &krt_fr[krt_t];", fn_cname(E->fn));
+}
+
+/* Region a of a fused tree (print_tree_fused) for one lane in a lane
+ * loop just opened: v in a C local (cache slot ka, loaded from the frame
+ * when `load`), `val` the values of the region's split conditions (NULL:
+ * none), v into the lane array; closes the loop. */
+static void print_tree_lane_a(Emitter *E, const CpuBlock *a, const Var *v, int ka, bool load,
+                              const bool *val, PtrVec *skip, const char *lane)
+{
+    if (ka >= 0)
+        outf(E, "%s %s = %s;", t_c(v->type), cached_name(a, v),
+             load ? arena_printf("krt_f->%s", cached_name(a, v)) : zero_of(v->type));
+    outf(E, "{");
+    E->indent++;
+    E->cpu_binds = val ? split_binds(a, a, val) : a->binds;
+    print_region_run_skip(E, a, NULL, NULL, false, ka >= 0 ? skip : NULL);
+    E->cpu_binds = a->binds;
+    E->indent--;
+    outf(E, "}");
+    outf(E, "%s = %s;", lane, ka >= 0 ? cached_name(a, v) : arena_printf("krt_f->%s", v->cname ? v->cname : v->name));
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->indent--;
+    outf(E, "}");
 }
 
 static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
@@ -1031,44 +1072,31 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
      * condition on the thread index (CpuBlock.bar_split: `if i < n`), the
      * lanes below its point, then the others, each with its value */
     enter_block(E, a);
-    bool split = a->bar_split.len == 1;
-    if (split) {
+    if (ka >= 0)
+        vec_push(&skip, (void *)v);
+    const CpuSplit *sp = a->bar_split.len == 1 ? a->bar_split.items[0] : NULL;
+    bool val[2] = {sp && sp->below, sp && !sp->below};   /* below the point, above */
+    if (sp) {
         outf(E, "{");
         E->indent++;
         outf(E, "const size_t krt_m0 = krt_s0 < krt_w ? krt_w : krt_s0 > krt_w + krt_wn ? krt_w + krt_wn : krt_s0;");
     }
-    for (int h = 0; h < (split ? 2 : 1); h++) {
-        const CpuSplit *sp = split ? a->bar_split.items[0] : NULL;
-        bool val = sp && (h == 0 ? sp->below : !sp->below);
-        if (!split)
-            open_lane_loop(E);
-        else {
-            outf(E, h == 0 ? "for (krt_t = krt_w; krt_t < krt_m0; krt_t++) {"
-                           : "for (; krt_t < krt_w + krt_wn; krt_t++) {");
-            E->indent++;
-            outf(E, "krt_tid.x = (unsigned)krt_t;");
-            outf(E, "krt_f = &krt_fr[krt_t];");
-        }
-        if (ka >= 0) {
-            if (!h)
-                vec_push(&skip, (void *)v);
-            outf(E, "%s %s = %s;", t_c(v->type), cached_name(a, v),
-                 load ? arena_printf("krt_f->%s", cached_name(a, v)) : zero_of(v->type));
-        }
-        outf(E, "{");
-        E->indent++;
-        E->cpu_binds = split ? split_binds(a, a, &val) : a->binds;
-        print_region_run_skip(E, a, NULL, NULL, false, ka >= 0 ? &skip : NULL);
-        E->cpu_binds = a->binds;
-        E->indent--;
-        outf(E, "}");
-        outf(E, "%s = %s;", lane, ka >= 0 ? cached_name(a, v) : arena_printf("krt_f->%s", V));
-        E->thread_loop = false;
-        E->cpu_region = NULL;
-        E->indent--;
-        outf(E, "}");
+    outf(E, sp ? "if (krt_m0 == krt_w + 32) {" : "if (krt_wn == 32) {");
+    E->indent++;
+    open_full_lane_loop(E);
+    print_tree_lane_a(E, a, v, ka, load, sp ? &val[0] : NULL, &skip, lane);
+    E->indent--;
+    outf(E, "} else {");
+    E->indent++;
+    open_lane_loop(E, "krt_w", sp ? "krt_m0" : "krt_w + krt_wn");
+    print_tree_lane_a(E, a, v, ka, load, sp ? &val[0] : NULL, &skip, lane);
+    if (sp) {
+        open_lane_loop(E, NULL, "krt_w + krt_wn");
+        print_tree_lane_a(E, a, v, ka, load, &val[1], &skip, lane);
     }
-    if (split) {
+    E->indent--;
+    outf(E, "}");
+    if (sp) {
         E->indent--;
         outf(E, "}");
     }
@@ -1094,7 +1122,7 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
         outf(E, "krt_tid.x = (unsigned)krt_t;");
         outf(E, "krt_f = &krt_fr[krt_t];");
     } else {
-        open_lane_loop(E);
+        open_lane_loop(E, "krt_w", "krt_w + krt_wn");
         if (kb < 0 && store)
             outf(E, "krt_f->%s = %s;", V, lane);
     }

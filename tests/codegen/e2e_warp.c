@@ -63,18 +63,35 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.z = 0;
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            for (krt_t = krt_w; krt_t < krt_w + krt_wn; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
-                krt_f = &krt_fr[krt_t];
-                float v = 0;
-                {
-                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            if (krt_wn == 32) {
+                for (int krt_l = 0; krt_l < 32; krt_l++) {
+                    const size_t krt_t = krt_w + (size_t)krt_l;
+                    const krt_dim3 krt_tid = {(unsigned)krt_w + (unsigned)krt_l, 0, 0};
+                    struct warp_sum__frame *const krt_f KRT_MAYBE_UNUSED = &krt_fr[krt_t];
+                    float v = 0;
+                    {
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "e2e_warp.kern"
-                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "e2e_warp.kern"
-                    v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+                        v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+                    }
+                    krt_lanes0[krt_t - krt_w] = v;
                 }
-                krt_lanes0[krt_t - krt_w] = v;
+            } else {
+                for (krt_t = krt_w; krt_t < krt_w + krt_wn; krt_t++) {
+                    krt_tid.x = (unsigned)krt_t;
+                    krt_f = &krt_fr[krt_t];
+                    float v = 0;
+                    {
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "e2e_warp.kern"
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 13 "e2e_warp.kern"
+                        v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+                    }
+                    krt_lanes0[krt_t - krt_w] = v;
+                }
             }
             if (krt_wn == 32 && krt_t16) {
                 krt_lanes0[0] = krt_lanes_tree16_lane0_f32(krt_lanes0);   /* the only result read */
@@ -179,7 +196,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 183 "e2e_warp.c"
+#line 200 "e2e_warp.c"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -245,7 +262,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 249 "e2e_warp.c"
+#line 266 "e2e_warp.c"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -351,7 +368,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 355 "e2e_warp.c"
+#line 372 "e2e_warp.c"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -474,7 +491,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 478 "e2e_warp.c"
+#line 495 "e2e_warp.c"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -525,7 +542,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 529 "e2e_warp.c"
+#line 546 "e2e_warp.c"
                 }
             }
         }
@@ -568,7 +585,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     }
-#line 572 "e2e_warp.c"
+#line 589 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -617,7 +634,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 621 "e2e_warp.c"
+#line 638 "e2e_warp.c"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -638,7 +655,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 642 "e2e_warp.c"
+#line 659 "e2e_warp.c"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -652,7 +669,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 656 "e2e_warp.c"
+#line 673 "e2e_warp.c"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -670,7 +687,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
-#line 674 "e2e_warp.c"
+#line 691 "e2e_warp.c"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -693,7 +710,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 697 "e2e_warp.c"
+#line 714 "e2e_warp.c"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -709,7 +726,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 713 "e2e_warp.c"
+#line 730 "e2e_warp.c"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -725,7 +742,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 729 "e2e_warp.c"
+#line 746 "e2e_warp.c"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -744,7 +761,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 748 "e2e_warp.c"
+#line 765 "e2e_warp.c"
         }
     }
 }

@@ -365,18 +365,35 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_tid.z = 0;
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            for (krt_t = krt_w; krt_t < krt_w + krt_wn; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
-                krt_f = &krt_fr[krt_t];
-                float v = 0;
-                {
-                    int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            if (krt_wn == 32) {
+                for (int krt_l = 0; krt_l < 32; krt_l++) {
+                    const size_t krt_t = krt_w + (size_t)krt_l;
+                    const krt_dim3 krt_tid = {(unsigned)krt_w + (unsigned)krt_l, 0, 0};
+                    struct warp_sum__frame *const krt_f KRT_MAYBE_UNUSED = &krt_fr[krt_t];
+                    float v = 0;
+                    {
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "e2e_warp.kern"
-                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "e2e_warp.kern"
-                    v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+                        v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+                    }
+                    krt_lanes0[krt_t - krt_w] = v;
                 }
-                krt_lanes0[krt_t - krt_w] = v;
+            } else {
+                for (krt_t = krt_w; krt_t < krt_w + krt_wn; krt_t++) {
+                    krt_tid.x = (unsigned)krt_t;
+                    krt_f = &krt_fr[krt_t];
+                    float v = 0;
+                    {
+                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 12 "e2e_warp.kern"
+                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 13 "e2e_warp.kern"
+                        v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+                    }
+                    krt_lanes0[krt_t - krt_w] = v;
+                }
             }
             if (krt_wn == 32 && krt_t16) {
                 krt_lanes0[0] = krt_lanes_tree16_lane0_f32(krt_lanes0);   /* the only result read */
@@ -481,7 +498,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 485 "e2e_warp.cu"
+#line 502 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -547,7 +564,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 551 "e2e_warp.cu"
+#line 568 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -653,7 +670,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 657 "e2e_warp.cu"
+#line 674 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -776,7 +793,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 780 "e2e_warp.cu"
+#line 797 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -827,7 +844,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 831 "e2e_warp.cu"
+#line 848 "e2e_warp.cu"
                 }
             }
         }
@@ -870,7 +887,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     }
-#line 874 "e2e_warp.cu"
+#line 891 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -919,7 +936,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 923 "e2e_warp.cu"
+#line 940 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -940,7 +957,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 944 "e2e_warp.cu"
+#line 961 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -954,7 +971,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 958 "e2e_warp.cu"
+#line 975 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -972,7 +989,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
-#line 976 "e2e_warp.cu"
+#line 993 "e2e_warp.cu"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -995,7 +1012,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 999 "e2e_warp.cu"
+#line 1016 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -1011,7 +1028,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 1015 "e2e_warp.cu"
+#line 1032 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -1027,7 +1044,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 1031 "e2e_warp.cu"
+#line 1048 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -1046,7 +1063,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 1050 "e2e_warp.cu"
+#line 1067 "e2e_warp.cu"
         }
     }
 }

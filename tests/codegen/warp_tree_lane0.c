@@ -56,46 +56,69 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
             {
                 const size_t krt_m0 = krt_s0 < krt_w ? krt_w : krt_s0 > krt_w + krt_wn ? krt_w + krt_wn : krt_s0;
-                for (krt_t = krt_w; krt_t < krt_m0; krt_t++) {
-                    krt_tid.x = (unsigned)krt_t;
-                    krt_f = &krt_fr[krt_t];
-                    float v = 0;
-                    {
-                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                if (krt_m0 == krt_w + 32) {
+                    for (int krt_l = 0; krt_l < 32; krt_l++) {
+                        const size_t krt_t = krt_w + (size_t)krt_l;
+                        const krt_dim3 krt_tid = {(unsigned)krt_w + (unsigned)krt_l, 0, 0};
+                        struct warp_tree_lane0__frame *const krt_f KRT_MAYBE_UNUSED = &krt_fr[krt_t];
+                        float v = 0;
+                        {
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "warp_tree_lane0.kern"
-                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "warp_tree_lane0.kern"
-                        v = 0.0f;
+                            v = 0.0f;
 #line 19 "warp_tree_lane0.kern"
-                        if (1) {
+                            if (1) {
 #line 20 "warp_tree_lane0.kern"
-                            v = ((float *)inp.data)[i];
+                                v = ((float *)inp.data)[i];
+                            }
                         }
+                        krt_lanes0[krt_t - krt_w] = v;
                     }
-                    krt_lanes0[krt_t - krt_w] = v;
-                }
-                for (; krt_t < krt_w + krt_wn; krt_t++) {
-                    krt_tid.x = (unsigned)krt_t;
-#line 80 "warp_tree_lane0.c"
-                    krt_f = &krt_fr[krt_t];
-                    float v = 0;
-                    {
-                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                } else {
+                    for (krt_t = krt_w; krt_t < krt_m0; krt_t++) {
+#line 82 "warp_tree_lane0.c"
+                        krt_tid.x = (unsigned)krt_t;
+                        krt_f = &krt_fr[krt_t];
+                        float v = 0;
+                        {
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "warp_tree_lane0.kern"
-                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "warp_tree_lane0.kern"
-                        v = 0.0f;
+                            v = 0.0f;
 #line 19 "warp_tree_lane0.kern"
-                        if (0) {
+                            if (1) {
 #line 20 "warp_tree_lane0.kern"
-                            v = ((float *)inp.data)[i];
+                                v = ((float *)inp.data)[i];
+                            }
                         }
+                        krt_lanes0[krt_t - krt_w] = v;
                     }
-                    krt_lanes0[krt_t - krt_w] = v;
+                    for (; krt_t < krt_w + krt_wn; krt_t++) {
+                        krt_tid.x = (unsigned)krt_t;
+#line 102 "warp_tree_lane0.c"
+                        krt_f = &krt_fr[krt_t];
+                        float v = 0;
+                        {
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "warp_tree_lane0.kern"
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 18 "warp_tree_lane0.kern"
+                            v = 0.0f;
+#line 19 "warp_tree_lane0.kern"
+                            if (0) {
+#line 20 "warp_tree_lane0.kern"
+                                v = ((float *)inp.data)[i];
+                            }
+                        }
+                        krt_lanes0[krt_t - krt_w] = v;
+                    }
                 }
             }
+#line 121 "warp_tree_lane0.c"
             if (krt_wn == 32 && krt_t16) {
-#line 99 "warp_tree_lane0.c"
                 krt_lanes0[0] = krt_lanes_tree16_lane0_f32(krt_lanes0);   /* the only result read */
             } else {
                 if (krt_nlev0 <= KRT_LANES_MAXLEV) {
@@ -114,7 +137,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         offset = (int64_t)((int32_t)offset >> 1);
                     }
                 }
-#line 118 "warp_tree_lane0.c"
+#line 141 "warp_tree_lane0.c"
             }
             /* only lane 0 runs anything here */
             krt_t = krt_w;
@@ -127,7 +150,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 if ((krt_cpu_laneid(krt_b, krt_tid) == 0) && (i < inp.shape[0])) {
 #line 26 "warp_tree_lane0.kern"
                     ((float *)out.data)[(i >> 5)] = v;
-#line 131 "warp_tree_lane0.c"
+#line 154 "warp_tree_lane0.c"
                 }
             }
         }
@@ -157,7 +180,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
                 krt_tid.x = (unsigned)krt_x;
-#line 161 "warp_tree_lane0.c"
+#line 184 "warp_tree_lane0.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                 float v KRT_MAYBE_UNUSED = krt_f->v;
@@ -175,7 +198,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         } else {
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 179 "warp_tree_lane0.c"
+#line 202 "warp_tree_lane0.c"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                 float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 17 "warp_tree_lane0.kern"
@@ -198,7 +221,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int64_t krt_lev0[KRT_LANES_MAXLEV], krt_nlev0 = 0, krt_k;
             float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
-#line 202 "warp_tree_lane0.c"
+#line 225 "warp_tree_lane0.c"
             const int64_t krt_in_offset = offset;
             while (offset > 0) {
 #line 23 "warp_tree_lane0.kern"
@@ -209,7 +232,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 offset = (int64_t)((int32_t)offset >> 1);
             }
             if (krt_nlev0 <= KRT_LANES_MAXLEV) {
-#line 213 "warp_tree_lane0.c"
+#line 236 "warp_tree_lane0.c"
                 const int krt_t16 = krt_lanes_is_tree16(krt_lev0, krt_nlev0);
                 for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
                     krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -234,7 +257,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         offset = (int64_t)((int32_t)offset >> 1);
                     }
                     krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
-#line 238 "warp_tree_lane0.c"
+#line 261 "warp_tree_lane0.c"
                 }
             }
         }
@@ -246,7 +269,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if ((krt_cpu_laneid(krt_b, krt_tid) == 0) && (i < inp.shape[0])) {
 #line 26 "warp_tree_lane0.kern"
                 ((float *)out.data)[(i >> 5)] = v;
-#line 250 "warp_tree_lane0.c"
+#line 273 "warp_tree_lane0.c"
             }
         }
     }

@@ -128,46 +128,69 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
             {
                 const size_t krt_m0 = krt_s0 < krt_w ? krt_w : krt_s0 > krt_w + krt_wn ? krt_w + krt_wn : krt_s0;
-                for (krt_t = krt_w; krt_t < krt_m0; krt_t++) {
-                    krt_tid.x = (unsigned)krt_t;
-                    krt_f = &krt_fr[krt_t];
-                    float v = 0;
-                    {
-                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                if (krt_m0 == krt_w + 32) {
+                    for (int krt_l = 0; krt_l < 32; krt_l++) {
+                        const size_t krt_t = krt_w + (size_t)krt_l;
+                        const krt_dim3 krt_tid = {(unsigned)krt_w + (unsigned)krt_l, 0, 0};
+                        struct warp_tree_lane0__frame *const krt_f KRT_MAYBE_UNUSED = &krt_fr[krt_t];
+                        float v = 0;
+                        {
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "warp_tree_lane0.kern"
-                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "warp_tree_lane0.kern"
-                        v = 0.0f;
+                            v = 0.0f;
 #line 19 "warp_tree_lane0.kern"
-                        if (1) {
+                            if (1) {
 #line 20 "warp_tree_lane0.kern"
-                            v = ((float *)inp.data)[i];
+                                v = ((float *)inp.data)[i];
+                            }
                         }
+                        krt_lanes0[krt_t - krt_w] = v;
                     }
-                    krt_lanes0[krt_t - krt_w] = v;
-                }
-                for (; krt_t < krt_w + krt_wn; krt_t++) {
-                    krt_tid.x = (unsigned)krt_t;
-#line 152 "warp_tree_lane0.cu"
-                    krt_f = &krt_fr[krt_t];
-                    float v = 0;
-                    {
-                        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                } else {
+                    for (krt_t = krt_w; krt_t < krt_m0; krt_t++) {
+#line 154 "warp_tree_lane0.cu"
+                        krt_tid.x = (unsigned)krt_t;
+                        krt_f = &krt_fr[krt_t];
+                        float v = 0;
+                        {
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "warp_tree_lane0.kern"
-                        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "warp_tree_lane0.kern"
-                        v = 0.0f;
+                            v = 0.0f;
 #line 19 "warp_tree_lane0.kern"
-                        if (0) {
+                            if (1) {
 #line 20 "warp_tree_lane0.kern"
-                            v = ((float *)inp.data)[i];
+                                v = ((float *)inp.data)[i];
+                            }
                         }
+                        krt_lanes0[krt_t - krt_w] = v;
                     }
-                    krt_lanes0[krt_t - krt_w] = v;
+                    for (; krt_t < krt_w + krt_wn; krt_t++) {
+                        krt_tid.x = (unsigned)krt_t;
+#line 174 "warp_tree_lane0.cu"
+                        krt_f = &krt_fr[krt_t];
+                        float v = 0;
+                        {
+                            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 17 "warp_tree_lane0.kern"
+                            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 18 "warp_tree_lane0.kern"
+                            v = 0.0f;
+#line 19 "warp_tree_lane0.kern"
+                            if (0) {
+#line 20 "warp_tree_lane0.kern"
+                                v = ((float *)inp.data)[i];
+                            }
+                        }
+                        krt_lanes0[krt_t - krt_w] = v;
+                    }
                 }
             }
+#line 193 "warp_tree_lane0.cu"
             if (krt_wn == 32 && krt_t16) {
-#line 171 "warp_tree_lane0.cu"
                 krt_lanes0[0] = krt_lanes_tree16_lane0_f32(krt_lanes0);   /* the only result read */
             } else {
                 if (krt_nlev0 <= KRT_LANES_MAXLEV) {
@@ -186,7 +209,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         offset = (int64_t)((int32_t)offset >> 1);
                     }
                 }
-#line 190 "warp_tree_lane0.cu"
+#line 213 "warp_tree_lane0.cu"
             }
             /* only lane 0 runs anything here */
             krt_t = krt_w;
@@ -199,7 +222,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 if ((krt_cpu_laneid(krt_b, krt_tid) == 0) && (i < inp.shape[0])) {
 #line 26 "warp_tree_lane0.kern"
                     ((float *)out.data)[(i >> 5)] = v;
-#line 203 "warp_tree_lane0.cu"
+#line 226 "warp_tree_lane0.cu"
                 }
             }
         }
@@ -229,7 +252,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             for (int krt_x = (int)krt_s0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
                 krt_t = (size_t)krt_x;
                 krt_tid.x = (unsigned)krt_x;
-#line 233 "warp_tree_lane0.cu"
+#line 256 "warp_tree_lane0.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                 float v KRT_MAYBE_UNUSED = krt_f->v;
@@ -247,7 +270,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         } else {
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 251 "warp_tree_lane0.cu"
+#line 274 "warp_tree_lane0.cu"
                 int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                 float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 17 "warp_tree_lane0.kern"
@@ -270,7 +293,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         {
             int64_t krt_lev0[KRT_LANES_MAXLEV], krt_nlev0 = 0, krt_k;
             float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
-#line 274 "warp_tree_lane0.cu"
+#line 297 "warp_tree_lane0.cu"
             const int64_t krt_in_offset = offset;
             while (offset > 0) {
 #line 23 "warp_tree_lane0.kern"
@@ -281,7 +304,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 offset = (int64_t)((int32_t)offset >> 1);
             }
             if (krt_nlev0 <= KRT_LANES_MAXLEV) {
-#line 285 "warp_tree_lane0.cu"
+#line 308 "warp_tree_lane0.cu"
                 const int krt_t16 = krt_lanes_is_tree16(krt_lev0, krt_nlev0);
                 for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
                     krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -306,7 +329,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                         offset = (int64_t)((int32_t)offset >> 1);
                     }
                     krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
-#line 310 "warp_tree_lane0.cu"
+#line 333 "warp_tree_lane0.cu"
                 }
             }
         }
@@ -318,7 +341,7 @@ static void warp_tree_lane0__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             if ((krt_cpu_laneid(krt_b, krt_tid) == 0) && (i < inp.shape[0])) {
 #line 26 "warp_tree_lane0.kern"
                 ((float *)out.data)[(i >> 5)] = v;
-#line 322 "warp_tree_lane0.cu"
+#line 345 "warp_tree_lane0.cu"
             }
         }
     }
