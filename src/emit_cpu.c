@@ -870,7 +870,7 @@ static Visit impure(const Node *n, void *ctx)
 
 static bool region_plain(const Emitter *E, const CpuBlock *r, const CpuBlock *t)
 {
-    if (r->kind != CB_REGION || r->nexits > 0 || r->uvars.len > 0 || r->xclamp || r->fused ||
+    if (r->kind != CB_REGION || r->nexits > 0 || r->uvars.len > 0 || r->fused ||
         r->bar_fuse || r->ctx != t->ctx || r->binds != t->binds || r->inl != t->inl || r->ctx->debug ||
         (E->opt && E->opt->racecheck))
         return false;
@@ -922,7 +922,7 @@ static int tree_fusable(const Emitter *E, const CpuList *l, int i)
     if (j + 1 >= l->len || !l->items[j]->tree || j - i > 4)
         return 0;
     const CpuBlock *a = l->items[i], *t = l->items[j], *b = l->items[j + 1];
-    if (!region_plain(E, a, t) || !region_plain(E, b, t) ||
+    if (!region_plain(E, a, t) || a->xclamp || !region_plain(E, b, t) ||
         (j + 2 < l->len && l->items[j + 2]->bar_fuse))
         return 0;
     /* the uniform statements run before a: a must not read what they set */
@@ -1030,6 +1030,26 @@ static void print_tree_lane_a(Emitter *E, const CpuBlock *a, const Var *v, int k
     outf(E, "}");
 }
 
+/* Region b of a fused tree for one lane in a lane loop just opened, set
+ * (NULL: none) starting from the lane array (stored to its frame field
+ * when store), or field (NULL: none) storing it there first; closes the
+ * loop. */
+static void print_tree_lane_b(Emitter *E, const CpuBlock *b, const Var *set, const char *field,
+                              const char *lane, bool store)
+{
+    if (field)
+        outf(E, "krt_f->%s = %s;", field, lane);
+    outf(E, "{");
+    E->indent++;
+    print_region_run(E, b, set, lane, store);
+    E->indent--;
+    outf(E, "}");
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->indent--;
+    outf(E, "}");
+}
+
 static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
 {
     const CpuBlock *a = l->items[i], *t = l->items[i + n - 2], *b = l->items[i + n - 1];
@@ -1065,6 +1085,11 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
     outf(E, "krt_tid.z = 0;");
     if (a->bar_split.len == 1)
         print_split_points(E, a);
+    if (b->xclamp) {
+        enter_block(E, b);
+        print_xn(E, b);
+        enter_block(E, t);
+    }
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
@@ -1121,24 +1146,48 @@ static void print_tree_fused(Emitter *E, const CpuList *l, int i, int n)
         outf(E, "krt_t = krt_w;");
         outf(E, "krt_tid.x = (unsigned)krt_t;");
         outf(E, "krt_f = &krt_fr[krt_t];");
-    } else {
-        open_lane_loop(E, "krt_w", "krt_w + krt_wn");
-        if (kb < 0 && store)
-            outf(E, "krt_f->%s = %s;", V, lane);
-    }
-    outf(E, "{");
-    E->indent++;
-    print_region_run(E, b, kb >= 0 ? v : NULL, lane0 ? arena_printf("%s[0]", lv) : lane, store);
-    E->indent--;
-    outf(E, "}");
-    E->thread_loop = false;
-    E->cpu_region = NULL;
-    E->indent--;
-    outf(E, "}");
-    if (!lane0) {   /* the lane loop */
+        outf(E, "{");
+        E->indent++;
+        print_region_run(E, b, kb >= 0 ? v : NULL, arena_printf("%s[0]", lv), store);
         E->indent--;
         outf(E, "}");
+        E->thread_loop = false;
+        E->cpu_region = NULL;
+    } else {
+        /* the lanes b runs for (with `if X < U`, those below its bound:
+         * print_region_run prints only the if's body), the full warp's
+         * with a fixed trip count; v into the frame of the others too */
+        const char *end = b->xclamp ? "krt_mb" : "krt_w + krt_wn";
+        const char *field = kb >= 0 ? cached_name(b, v) : V;
+        if (b->xclamp) {
+            outf(E, "{");
+            E->indent++;
+            outf(E, "const size_t krt_mb = krt_xn < krt_w ? krt_w : krt_xn > krt_w + krt_wn ? krt_w + krt_wn : krt_xn;");
+        }
+        outf(E, b->xclamp ? "if (krt_mb == krt_w + 32) {" : "if (krt_wn == 32) {");
+        E->indent++;
+        open_full_lane_loop(E);
+        print_tree_lane_b(E, b, kb >= 0 ? v : NULL, kb < 0 && store ? field : NULL, lane, store);
+        E->indent--;
+        outf(E, "} else {");
+        E->indent++;
+        open_lane_loop(E, "krt_w", end);
+        print_tree_lane_b(E, b, kb >= 0 ? v : NULL, kb < 0 && store ? field : NULL, lane, store);
+        E->indent--;
+        outf(E, "}");
+        if (b->xclamp && store) {
+            open_lane_loop(E, "krt_mb", "krt_w + krt_wn");
+            outf(E, "krt_f->%s = %s;", field, lane);
+            E->indent--;
+            outf(E, "}");
+        }
+        if (b->xclamp) {
+            E->indent--;
+            outf(E, "}");
+        }
     }
+    E->indent--;
+    outf(E, "}");   /* the warp loop */
     E->indent--;
     outf(E, "} else {");
     E->indent++;
