@@ -270,11 +270,31 @@ static Visit var_target(const Node *n, void *ctx)
     return VISIT_SKIP;
 }
 
+static int compare_pair_known(const Node *n, int i);
+
 static Visit var_use(const Node *n, void *ctx)
 {
     Emitter *E = ctx;
     if (n->kind == E_VAR && n->var) {
         mark_read(E, n->var);
+        return VISIT_SKIP;
+    }
+    if (n->kind == E_COMPARE) {
+        /* the pairs compare_chain_known prints (none if one is false) */
+        int decided = 0;
+        for (int i = 0; i + 1 < n->args.len; i++) {
+            int k = compare_pair_known(n, i);
+            if (k == 0)
+                return VISIT_SKIP;
+            decided += k == 1;
+        }
+        if (!decided)
+            return VISIT_CHILDREN;
+        for (int i = 0; i + 1 < n->args.len; i++)
+            if (compare_pair_known(n, i) < 0) {
+                node_walk(n->args.items[i], var_use, E);
+                node_walk(n->args.items[i + 1], var_use, E);
+            }
         return VISIT_SKIP;
     }
     if (n->kind == S_ASSIGN) {
@@ -1153,6 +1173,90 @@ static const char *self_compare_value(int op)
     return op == OP_EQ || op == OP_LE || op == OP_GE ? "(1)" : "(0)";
 }
 
+/* The values integer operand n can take: its range, else its type's */
+static bool operand_bounds(const Node *n, int64_t *lo, int64_t *hi)
+{
+    RangeIv r = range_of(n);
+    if (r.known) {
+        *lo = r.lo, *hi = r.hi;
+        return true;
+    }
+    return range_type_bounds(n->type, lo, hi);
+}
+
+/* `u >= 0` for an unsigned u, `x % 4 == 7`, `b == 200` for an int8 b: an
+ * integer comparison with a constant that the other operand's values
+ * decide, which C compilers warn about (-Wtype-limits,
+ * -Wtautological-compare).  1 or 0 when the other operand is pure and
+ * both sides convert to the comparison's type ct unchanged; -1 otherwise. */
+static int compare_known(const Node *l, int op, const Node *r, const Type *ct)
+{
+    int64_t c, lo, hi, tlo, thi;
+    const Node *x = l;
+    if (const_int(l, &c)) {   /* c op x: x op' c */
+        x = r;
+        op = op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE : op == OP_GE ? OP_LE : op;
+    } else if (!const_int(r, &c)) {
+        return -1;
+    }
+    if (!range_type_bounds(ct, &tlo, &thi) || !t_int(x->type) || !tree_is_pure(x) ||
+        !operand_bounds(x, &lo, &hi) || lo < tlo || hi > thi || c < tlo || c > thi)
+        return -1;
+    switch (op) {
+    case OP_EQ: return c < lo || c > hi ? 0 : lo == hi ? 1 : -1;
+    case OP_NE: return c < lo || c > hi ? 1 : lo == hi ? 0 : -1;
+    case OP_LT: return hi < c ? 1 : lo >= c ? 0 : -1;
+    case OP_LE: return hi <= c ? 1 : lo > c ? 0 : -1;
+    case OP_GT: return lo > c ? 1 : hi <= c ? 0 : -1;
+    case OP_GE: return lo >= c ? 1 : hi < c ? 0 : -1;
+    default: return -1;
+    }
+}
+
+/* Pair i of comparison n (chain or not) when its operands are all pure:
+ * compare_known's answer */
+static int compare_pair_known(const Node *n, int i)
+{
+    for (int k = 0; k < n->args.len; k++)
+        if (!tree_is_pure(n->args.items[k]))
+            return -1;
+    const Node *l = n->args.items[i], *r = n->args.items[i + 1];
+    const Type *ct = compare_type(l->type, r->type);
+    return cmp_op(n->ops[i]) && !ty_is_half16(ct) ? compare_known(l, n->ops[i], r, ct) : -1;
+}
+
+/* A comparison chain of pure operands with a pair compare_known decides:
+ * the other pairs, each operand printed where it is used (no temporary
+ * needed); NULL when no pair is decided.  (var_use marks as read only the
+ * operands printed.) */
+static const char *compare_chain_known(Emitter *E, Node *n)
+{
+    int nops = n->args.len - 1, decided = 0;
+    StrBuf b = {0};
+    sb_putc(&b, '(');
+    for (int i = 0; i < nops; i++) {
+        Node *l = n->args.items[i], *r = n->args.items[i + 1];
+        const Type *ct = compare_type(l->type, r->type);
+        int k = compare_pair_known(n, i);
+        if (k == 0) {
+            sb_free(&b);
+            return "(0)";
+        }
+        if (k == 1) {
+            decided++;
+            continue;
+        }
+        sb_printf(&b, "%s%s %s %s", b.len > 1 ? " && " : "", conv(ex(E, l), l->type, ct), cmp_op(n->ops[i]),
+                  conv(ex(E, r), r->type, ct));
+    }
+    if (!decided || b.len == 1) {
+        sb_free(&b);
+        return decided ? "(1)" : NULL;
+    }
+    sb_putc(&b, ')');
+    return sb_take(&b);
+}
+
 static const char *ex_compare(Emitter *E, Node *n)
 {
     int nops = n->args.len - 1;
@@ -1160,6 +1264,9 @@ static const char *ex_compare(Emitter *E, Node *n)
         error_at(n->loc, "malformed comparison");
         return "false";
     }
+    const char *known = compare_chain_known(E, n);
+    if (known)
+        return known;
     StrBuf b = {0};
     const char *prev = NULL;
     sb_putc(&b, '(');

@@ -1539,6 +1539,9 @@ static inline bool range_nonneg(const struct Node *n)
     RangeIv r = range_of(n);
     return r.known && r.lo >= 0;
 }
+/* The values of an integer (or bool) scalar type; false for uint64 and
+ * other types */
+bool range_type_bounds(const Type *t, int64_t *lo, int64_t *hi);
 bool range_i32_matters(const Func *f);
 void range_i32_end(void);
 

@@ -168,7 +168,7 @@ static const Iv TOP = {0, 0, false};
 
 /* The values of an integer (or bool) scalar type; false for uint64 (whose
  * values do not all fit the int64 intervals) and other types. */
-static bool type_bounds(const Type *t, int64_t *lo, int64_t *hi)
+bool range_type_bounds(const Type *t, int64_t *lo, int64_t *hi)
 {
     if (!t || !ty_is_scalar(t))
         return false;
@@ -200,14 +200,14 @@ static Iv iv(int64_t lo, int64_t hi)
 static Iv top_of(const Type *t)
 {
     int64_t lo, hi;
-    return type_bounds(t, &lo, &hi) ? iv(lo, hi) : TOP;
+    return range_type_bounds(t, &lo, &hi) ? iv(lo, hi) : TOP;
 }
 
 /* r as a value of type t: itself when it fits, else all of t. */
 static Iv fit(Iv r, const Type *t)
 {
     int64_t lo, hi;
-    if (!type_bounds(t, &lo, &hi))
+    if (!range_type_bounds(t, &lo, &hi))
         return TOP;
     if (r.ok && r.lo >= lo && r.hi <= hi && r.lo <= r.hi)
         return r;
