@@ -87,11 +87,82 @@ static void nn_kill(NonNeg *N, const Var *v)
     }
 }
 
+static Visit nn_defs(const Node *n, void *ctx);
+
+/* Does statement n assign variable ctx (nn_defs's definitions)? */
+static Visit assigns_var(const Node *n, void *ctx)
+{
+    const Var *v = ctx;
+    switch (n->kind) {
+    case S_ASSIGN:
+        for (int i = 0; i < n->args.len; i++) {
+            const Node *t = n->args.items[i];
+            if (t->kind == E_VAR && t->var == v)
+                return VISIT_STOP;
+            if (t->kind == E_TUPLE)
+                for (int k = 0; k < t->args.len; k++)
+                    if (t->args.items[k]->kind == E_VAR && t->args.items[k]->var == v)
+                        return VISIT_STOP;
+        }
+        return VISIT_CHILDREN;
+    case S_FORRANGE:
+        return n->var == v ? VISIT_STOP : VISIT_CHILDREN;
+    case E_LET:
+        return n->var == v ? VISIT_STOP : VISIT_CHILDREN;
+    case S_WARPOP:
+        return n->lhs && n->lhs->kind == E_VAR && n->lhs->var == v ? VISIT_STOP : VISIT_CHILDREN;
+    case S_BARRIER:
+        return n->rhs && n->rhs->kind == E_VAR && n->rhs->var == v ? VISIT_STOP : VISIT_CHILDREN;
+    default:
+        return VISIT_CHILDREN;
+    }
+}
+
+/* `while v < a.size: ... v += e` with e >= 0 (a grid-stride loop kept
+ * inside each thread): the body's first assignment of v, when it is that
+ * step at the body's top level, adds e to a v still below an array's
+ * length, so (for arrays of fewer than 2**62 elements) it cannot wrap and
+ * v stays non-negative; the step, or NULL. */
+static const Node *while_step(const CpuFunc *cf, const Node *w)
+{
+    const Node *c = w->cond;
+    if (!c || c->kind != E_COMPARE || c->args.len != 2 || (c->ops[0] != OP_LT && c->ops[0] != OP_LE))
+        return NULL;
+    const Node *x = c->args.items[0], *lim = tree_strip_casts(c->args.items[1]);
+    if (x->kind != E_VAR || !x->var || !lim || lim->kind != E_SHAPE)
+        return NULL;
+    for (int i = 0; i < w->body.len; i++) {
+        const Node *s = w->body.items[i];
+        if (!node_walk(s, assigns_var, (void *)x->var))
+            continue;
+        const Node *r = s->kind == S_ASSIGN && s->args.len == 1 && s->args.items[0]->kind == E_VAR ? s->rhs : NULL;
+        if (!r || r->kind != E_BINOP || r->op != OP_ADD)
+            return NULL;
+        if (r->lhs->kind == E_VAR && r->lhs->var == x->var && cpu_nonneg(cf, r->rhs))
+            return s;
+        if (r->rhs->kind == E_VAR && r->rhs->var == x->var && cpu_nonneg(cf, r->lhs))
+            return s;
+        return NULL;
+    }
+    return NULL;
+}
+
 static Visit nn_defs(const Node *n, void *ctx)
 {
     NonNeg *N = ctx;
     int64_t step;
     switch (n->kind) {
+    case S_WHILE: {
+        const Node *g = while_step(N->cf, n);
+        if (!g)
+            break;
+        node_walk(n->cond, nn_defs, N);
+        for (int i = 0; i < n->body.len; i++)
+            node_walk(n->body.items[i] == g ? g->rhs : n->body.items[i], nn_defs, N);
+        for (int i = 0; i < n->orelse.len; i++)
+            node_walk(n->orelse.items[i], nn_defs, N);
+        return VISIT_SKIP;
+    }
     case S_ASSIGN:
         for (int i = 0; i < n->args.len; i++) {
             const Node *t = n->args.items[i];

@@ -71,7 +71,7 @@ static inline void histogram__cpu_pv(const krt_cpu_block *krt_b0, void **krt_arg
 #line 12 "histogram.kern"
                 while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-                    (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
 #line 78 "histogram.c"

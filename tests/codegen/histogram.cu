@@ -107,7 +107,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 12 "histogram.kern"
                 while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
 #line 114 "histogram.cu"

@@ -47,7 +47,7 @@ KRT_SIMD_CLONES static void block_sum__cpu(const krt_cpu_block *krt_b0, void **k
 #line 16 "reduce.kern"
         while (i < inp.shape[0]) {
 #line 17 "reduce.kern"
-            acc = acc + *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+            acc = acc + *(float *)(inp.data + (int64_t)i * inp.strides[0]);
 #line 18 "reduce.kern"
             i = krt_add_i64(i, stride);
         }

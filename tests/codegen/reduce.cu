@@ -149,7 +149,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 16 "reduce.kern"
         while (i < inp.shape[0]) {
 #line 17 "reduce.kern"
-            acc = acc + *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+            acc = acc + *(float *)(inp.data + (int64_t)i * inp.strides[0]);
 #line 18 "reduce.kern"
             i = krt_add_i64(i, stride);
         }
