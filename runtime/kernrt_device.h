@@ -729,6 +729,30 @@ KRT_CPU_FN void krt_priv_clash(krt_priv *pv, const krt_view *q, int ndim, size_t
             (void)krt_atomic_sub_##s(p, v);                                  \
         }                                                                    \
     }                                                                        \
+    /* the same at index i of the 1-D array (data, stride), which the      \
+     * translator knows is in [0, n): in the copy when it holds n elements \
+     * (a test the loop around it can make once), without the address     \
+     * arithmetic and its range test */                                    \
+    KRT_CPU_FN void krt_priv_addn_##s(const krt_priv *pv, int64_t i, int64_t n, char *data, \
+                                      int64_t stride, T v)                   \
+    {                                                                        \
+        if (pv->nbytes >= (uintptr_t)n * sizeof(T)) {                        \
+            T *q = (T *)(void *)pv->buf + i;                                 \
+            *q = (T)((U)*q + (U)v);                                          \
+        } else {                                                             \
+            krt_priv_add_##s(pv, (T *)(void *)(data + i * stride), v);       \
+        }                                                                    \
+    }                                                                        \
+    KRT_CPU_FN void krt_priv_subn_##s(const krt_priv *pv, int64_t i, int64_t n, char *data, \
+                                      int64_t stride, T v)                   \
+    {                                                                        \
+        if (pv->nbytes >= (uintptr_t)n * sizeof(T)) {                        \
+            T *q = (T *)(void *)pv->buf + i;                                 \
+            *q = (T)((U)*q - (U)v);                                          \
+        } else {                                                             \
+            krt_priv_sub_##s(pv, (T *)(void *)(data + i * stride), v);       \
+        }                                                                    \
+    }                                                                        \
     KRT_CPU_FN void krt_priv_flush_##s(const krt_priv *pv)                   \
     {                                                                        \
         const T *q = (const T *)(const void *)pv->buf;                       \

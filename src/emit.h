@@ -137,6 +137,7 @@ const char *fmt_int(const Type *t, uint64_t bits);
 const char *fmt_float(const Type *t, double d);
 const char *conv(const char *s, const Type *from, const Type *to);
 const char *ex_as(Emitter *E, Node *n, const Type *to);
+int64_t cpu_priv_need(const Emitter *E, const Node *n, int *slot);
 /* emit_expr.c's helpers that emit_builtin.c (split from it) uses */
 const char *t_suffix(const Type *t);
 const char *t_libm(const Type *t);

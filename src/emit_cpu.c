@@ -1686,18 +1686,42 @@ static bool kernel_has_shared(const Func *f)
  * first copy where their elements lie next to each other along their last
  * dimension (their last strides known to the C compiler), the second for
  * all other cases. */
+typedef struct PrivNeed {
+    const Emitter *E;
+    int64_t *need;   /* by slot, the bytes (cpu_priv_need) */
+} PrivNeed;
+
+static Visit priv_need_visit(const Node *n, void *ctx)
+{
+    PrivNeed *pn = ctx;
+    int k = -1;
+    int64_t b = cpu_priv_need(pn->E, n, &k);
+    if (b > 0 && b > pn->need[k])
+        pn->need[k] = b;
+    return VISIT_CHILDREN;
+}
+
 static void print_unit_copies(Emitter *E, const CpuKernel *K, const CpuBlock *r,
                               void (*print)(Emitter *, const CpuKernel *, const CpuBlock *))
 {
-    if (!K->unit.len) {
-        print(E, K, r);
-        return;
-    }
     StrBuf u = {0};
     for (int i = 0; i < K->unit.len; i++) {
         const Var *p = K->unit.items[i];
         sb_printf(&u, "%s%s.strides[%d] == (int64_t)sizeof(%s)", i ? " && " : "", p->cname, p->type->ndim - 1,
                   t_elem(p->type->elem));
+    }
+    /* the privatised atomics with an index in a known range
+     * (krt_priv_addn): in the first copy, where each private copy holds
+     * what they need, they add without a test */
+    PrivNeed pn = {E, arena_alloc(sizeof(int64_t) * (size_t)(K->fn->nparams + 1))};
+    for (int i = 0; E->cpu_priv && K->copies && i < K->fn->def->body.len; i++)
+        node_walk(K->fn->def->body.items[i], priv_need_visit, &pn);
+    for (int k = 0; E->cpu_priv && K->copies && k < K->fn->nparams; k++)
+        if (pn.need[k] > 0)
+            sb_printf(&u, "%skrt_pv%d.nbytes >= %lld", u.len ? " && " : "", k, (long long)pn.need[k]);
+    if (!u.len) {
+        print(E, K, r);
+        return;
     }
     outf(E, "if (%s) {", sb_take(&u));
     E->indent++;

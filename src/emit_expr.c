@@ -1550,7 +1550,9 @@ static const char *grid_comp(Emitter *E, bool size, int c)
  * (1-D, element 0) none of the indices.  The row's spelling with the
  * element type's suffix: krt_atomic_add_f32(&element, value). */
 /* issue 10 (cpu): the slot of the privatised array parameter that arr
- * names in the CPU kernel being printed, or -1. */
+ * names in the CPU kernel being printed, or -1.  PRIV_BYTES: the largest
+ * copy (kernrt_device.h's KRT_PRIV_BYTES). */
+#define PRIV_BYTES 1024
 static int cpu_priv_slot(const Emitter *E, const Node *arr)
 {
     if (!E->cpu_priv || E->inlined || arr->kind != E_VAR || !arr->var)
@@ -1559,6 +1561,25 @@ static int cpu_priv_slot(const Emitter *E, const Node *arr)
         if (E->fn->params[i] == arr->var)
             return E->cpu_priv[i];
     return -1;
+}
+
+/* A cuda.atomic.add/sub n on a privatised array (priv_params: only such
+ * atomics, results dropped, name it) whose 1-D index lies in [0, k) by its
+ * value range: the bytes of the private copy it needs (k elements; 0: not
+ * so), *slot its copy. */
+int64_t cpu_priv_need(const Emitter *E, const Node *n, int *slot)
+{
+    if (n->kind != E_API || !E->cpu_priv || (api_id(n->api) != API_ATOMIC_ADD && api_id(n->api) != API_ATOMIC_SUB) ||
+        n->args.len != 3 || !n->args.items[0]->type || n->args.items[0]->type->kind != TY_ARRAY)
+        return 0;
+    int pk = cpu_priv_slot(E, n->args.items[0]);
+    RangeIv r = pk >= 0 ? range_of(n->args.items[1]) : (RangeIv){0, 0, false};
+    int64_t isz = ty_size(n->args.items[0]->type->elem);
+    if (!r.known || r.lo < 0 || r.hi >= PRIV_BYTES || (r.hi + 1) * isz > PRIV_BYTES)
+        return 0;
+    if (slot)
+        *slot = pk;
+    return (r.hi + 1) * isz;
 }
 
 static const char *ex_atomic(Emitter *E, Node *n)
@@ -1589,6 +1610,17 @@ static const char *ex_atomic(Emitter *E, Node *n)
         error_at(n->loc, "%s is not supported on %s arrays", a->path, ty_name(et));
         return "0";
     }
+    int pk = cpu_priv_slot(E, arr);
+    int64_t need = cpu_priv_need(E, n, NULL);
+    if (need > 0) {
+        /* an index in [0, n): krt_priv_addn, without the address test
+         * where the copy holds n (print_unit_copies tests that once) */
+        const char *av = ex(E, arr);
+        return arena_printf("krt_priv_%sn_%s(&krt_pv%d, %s, %lld, %s.data, %s.strides[0], %s)",
+                            a->id == API_ATOMIC_SUB ? "sub" : "add", t_suffix(et), pk,
+                            ex_as(E, n->args.items[1], ty_scalar[TY_INT64]),
+                            (long long)(need / ty_size(et)), av, av, ex_as(E, n->args.items[nix + 1], et));
+    }
     const char *p;
     E->rc_kind = 2;  /* KRT_RC_ATOMIC: atomics are not races (issue 13) */
     if (nix == 0) {
@@ -1602,7 +1634,6 @@ static const char *ex_atomic(Emitter *E, Node *n)
         p = elem_ref(E, arr, &n->args.items[1], nix);
     }
     E->rc_kind = 0;
-    int pk = cpu_priv_slot(E, arr);
     if (pk >= 0)   /* issue 10 (cpu): emit_cpu.c's priv_params */
         return arena_printf("krt_priv_%s_%s(&krt_pv%d, &%s, %s)", a->id == API_ATOMIC_SUB ? "sub" : "add",
                             t_suffix(et), pk, p, ex_as(E, n->args.items[nix + 1], et));

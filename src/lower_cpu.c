@@ -2957,7 +2957,8 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         list_push(&K->body, r);
         for (int i = 0; i < f->def->body.len; i++)
             region_stmt(&L, r, f->def->body.items[i]);
-        if (!kv->debug && (K->gs || !list_has_exit(&f->def->body)))
+        K->copies = !kv->debug && (K->gs || !list_has_exit(&f->def->body));
+        if (K->copies)
             for (int i = 0; i < f->def->body.len; i++)
                 node_walk(f->def->body.items[i], unit_visit, &K->unit);
     }

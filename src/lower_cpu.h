@@ -384,6 +384,9 @@ typedef struct CpuKernel {
      * other along the last dimension (the C compiler then folds that
      * stride into the addresses) */
     PtrVec unit;
+    bool copies;   /* the loop may be printed twice (no exit label in it):
+                      for unit strides, or privatised atomics in a known
+                      range (emit_cpu.c, print_unit_copies) */
     CpuPrefetch pf[PREFETCH_MAX];   /* split: the arrays to prefetch */
     int npf;
 } CpuKernel;

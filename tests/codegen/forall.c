@@ -44,10 +44,18 @@ static inline void count_threads__cpu_pv(const krt_cpu_block *krt_b0, void **krt
     const krt_view count = *(const krt_view *)krt_args[0];
     const krt_priv krt_pv0 = krt_pv[0];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
+    if (krt_pv0.nbytes >= 8) {
+        KRT_FOR_EACH_THREAD(krt_b) {
 #line 18 "forall.kern"
-        (void)krt_priv_add_i64(&krt_pv0, &((int64_t *)count.data)[0], 1);
-#line 51 "forall.c"
+            (void)krt_priv_addn_i64(&krt_pv0, 0, 1, count.data, count.strides[0], 1);
+#line 52 "forall.c"
+        }
+    } else {
+        KRT_FOR_EACH_THREAD(krt_b) {
+#line 18 "forall.kern"
+            (void)krt_priv_addn_i64(&krt_pv0, 0, 1, count.data, count.strides[0], 1);
+#line 58 "forall.c"
+        }
     }
 }
 

@@ -20,7 +20,7 @@ static inline void noalias__cpu_pv(const krt_cpu_block *krt_b0, void **krt_args,
     const float a = *(const float *)krt_args[4];
     const krt_priv krt_pv0 = krt_pv[0];
     krt_dim3 krt_tid;
-    if (x.strides[0] == (int64_t)sizeof(float) && w.strides[1] == (int64_t)sizeof(double) && hist.strides[0] == (int64_t)sizeof(int32_t)) {
+    if (x.strides[0] == (int64_t)sizeof(float) && w.strides[1] == (int64_t)sizeof(double) && hist.strides[0] == (int64_t)sizeof(int32_t) && krt_pv0.nbytes >= 32) {
         {
             unsigned krt_nx = krt_b->block_dim.x;
             unsigned krt_ny = krt_b->block_dim.y;
@@ -35,7 +35,7 @@ static inline void noalias__cpu_pv(const krt_cpu_block *krt_b0, void **krt_args,
 #line 13 "gpu_noalias.kern"
                 ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
-                (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
+                (void)krt_priv_addn_i32(&krt_pv0, (i & 7), 8, hist.data, hist.strides[0], 1);
 #line 40 "gpu_noalias.c"
             }
         }
@@ -54,7 +54,7 @@ static inline void noalias__cpu_pv(const krt_cpu_block *krt_b0, void **krt_args,
 #line 13 "gpu_noalias.kern"
                 ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
-                (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
+                (void)krt_priv_addn_i32(&krt_pv0, (i & 7), 8, hist.data, hist.strides[0], 1);
 #line 59 "gpu_noalias.c"
             }
         }

@@ -33,7 +33,7 @@ static inline void histogram__cpu_pv(const krt_cpu_block *krt_b0, void **krt_arg
                 *krt_b->ndone = krt_gs_nb;
             krt_tid.y = 0;
             krt_tid.z = 0;
-            if (bins.strides[0] == (int64_t)sizeof(int32_t) && values.strides[0] == (int64_t)sizeof(int32_t)) {
+            if (bins.strides[0] == (int64_t)sizeof(int32_t) && values.strides[0] == (int64_t)sizeof(int32_t) && krt_pv0.nbytes >= 64) {
                 for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
                      krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
                     const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);
@@ -42,7 +42,7 @@ static inline void histogram__cpu_pv(const krt_cpu_block *krt_b0, void **krt_arg
                         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                         i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-                        (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                        (void)krt_priv_addn_i32(&krt_pv0, ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)), 16, bins.data, bins.strides[0], 1);
                     }
 #line 48 "histogram.c"
                 }
@@ -55,7 +55,7 @@ static inline void histogram__cpu_pv(const krt_cpu_block *krt_b0, void **krt_arg
                         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                         i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-                        (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                        (void)krt_priv_addn_i32(&krt_pv0, ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)), 16, bins.data, bins.strides[0], 1);
                     }
 #line 61 "histogram.c"
                 }
@@ -71,7 +71,7 @@ static inline void histogram__cpu_pv(const krt_cpu_block *krt_b0, void **krt_arg
 #line 12 "histogram.kern"
                 while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-                    (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    (void)krt_priv_addn_i32(&krt_pv0, ((int64_t)(*(int32_t *)(values.data + (int64_t)i * values.strides[0]) & 15)), 16, bins.data, bins.strides[0], 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
 #line 78 "histogram.c"
