@@ -132,10 +132,12 @@ class Gen:
                 out.append("%sfor k in range(%s):" % (pad, self.pick("3", "1, 4", "5, 0, -2")))
                 out += self.body(indent + 4, depth - 1)
             elif c < 0.55 and depth > 0:
-                out.append("%sj = 0" % pad)
-                out.append("%swhile j < %d:" % (pad, self.rng.randint(1, 3)))
+                # a counter per depth: a nested loop that reset its
+                # enclosing loop's counter would never end
+                out.append("%sj%d = 0" % (pad, depth))
+                out.append("%swhile j%d < %d:" % (pad, depth, self.rng.randint(1, 3)))
                 out += self.body(indent + 4, depth - 1)
-                out.append("%s    j += 1" % pad)
+                out.append("%s    j%d += 1" % (pad, depth))
             elif c < 0.7:
                 out.append("%sacc %s %s" % (pad, self.pick("+=", "-=", "="), self.iexpr(2)))
             elif c < 0.8:
