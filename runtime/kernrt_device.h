@@ -743,15 +743,11 @@ KRT_CPU_FN void krt_priv_clash(krt_priv *pv, const krt_view *q, int ndim, size_t
             krt_priv_add_##s(pv, (T *)(void *)(data + i * stride), v);       \
         }                                                                    \
     }                                                                        \
+    /* (subtracting v adds its negation, modulo 2^n) */                      \
     KRT_CPU_FN void krt_priv_subn_##s(const krt_priv *pv, int64_t i, int64_t n, char *data, \
                                       int64_t stride, T v)                   \
     {                                                                        \
-        if (pv->nbytes >= (uintptr_t)n * sizeof(T)) {                        \
-            T *q = (T *)(void *)pv->buf + i;                                 \
-            *q = (T)((U)*q - (U)v);                                          \
-        } else {                                                             \
-            krt_priv_sub_##s(pv, (T *)(void *)(data + i * stride), v);       \
-        }                                                                    \
+        krt_priv_addn_##s(pv, i, n, data, stride, (T)((U)0 - (U)v));         \
     }                                                                        \
     KRT_CPU_FN void krt_priv_flush_##s(const krt_priv *pv)                   \
     {                                                                        \

@@ -263,6 +263,17 @@ static void print_region_run(Emitter *E, const CpuBlock *r, const Var *set, cons
     print_region_run_skip(E, r, set, value, store_set, NULL);
 }
 
+/* An `if` whose condition the thread loop around it has made true
+ * (CpuBlock.xclamp, CpuKernel.clamp_if): its body, the condition in a
+ * comment. */
+static void print_clamped_if(Emitter *E, const Node *stmt)
+{
+    Node *s = tree(stmt);
+    emit_lineno(E, s->loc);
+    outf(E, "/* %s: the threads the loop visits */", ex_cond(E, s->cond));
+    emit_stmts(E, &s->body);
+}
+
 /* skip: cached variables declared by the caller, neither loaded nor
  * stored (CpuBlock.bar_local) */
 static void print_region_run_skip(Emitter *E, const CpuBlock *r, const Var *set, const char *value,
@@ -292,12 +303,8 @@ static void print_region_run_skip(Emitter *E, const CpuBlock *r, const Var *set,
     E->cloops = 0;
     E->cpu_region = r;
     for (int i = 0; i < r->nitems; i++) {
-        if (r->xclamp && !skip) {
-            /* `if tx < U`: the loop visits those threads only */
-            Node *s = tree(r->items[i].stmt);
-            emit_lineno(E, s->loc);
-            outf(E, "/* %s: the threads the loop visits */", ex_cond(E, s->cond));
-            emit_stmts(E, &s->body);
+        if (r->xclamp && !skip) {   /* `if tx < U`: the loop visits those threads only */
+            print_clamped_if(E, r->items[i].stmt);
             continue;
         }
         print_item(E, &r->items[i]);
@@ -1682,10 +1689,6 @@ static bool kernel_has_shared(const Func *f)
     return false;
 }
 
-/* print(E, K, r) once, or twice where CpuKernel.unit names arrays: the
- * first copy where their elements lie next to each other along their last
- * dimension (their last strides known to the C compiler), the second for
- * all other cases. */
 typedef struct PrivNeed {
     const Emitter *E;
     int64_t *need;   /* by slot, the bytes (cpu_priv_need) */
@@ -1701,6 +1704,11 @@ static Visit priv_need_visit(const Node *n, void *ctx)
     return VISIT_CHILDREN;
 }
 
+/* print(E, K, r) once, or twice where CpuKernel.unit names arrays or
+ * privatised atomics have an index in a known range: the first copy where
+ * the arrays' elements lie next to each other along their last dimension
+ * (their last strides known to the C compiler) and each private copy holds
+ * what those atomics need, the second for all other cases. */
 static void print_unit_copies(Emitter *E, const CpuKernel *K, const CpuBlock *r,
                               void (*print)(Emitter *, const CpuKernel *, const CpuBlock *))
 {
@@ -1713,12 +1721,14 @@ static void print_unit_copies(Emitter *E, const CpuKernel *K, const CpuBlock *r,
     /* the privatised atomics with an index in a known range
      * (krt_priv_addn): in the first copy, where each private copy holds
      * what they need, they add without a test */
-    PrivNeed pn = {E, arena_alloc(sizeof(int64_t) * (size_t)(K->fn->nparams + 1))};
-    for (int i = 0; E->cpu_priv && K->copies && i < K->fn->def->body.len; i++)
-        node_walk(K->fn->def->body.items[i], priv_need_visit, &pn);
-    for (int k = 0; E->cpu_priv && K->copies && k < K->fn->nparams; k++)
-        if (pn.need[k] > 0)
-            sb_printf(&u, "%skrt_pv%d.nbytes >= %lld", u.len ? " && " : "", k, (long long)pn.need[k]);
+    if (E->cpu_priv && K->copies) {
+        PrivNeed pn = {E, arena_alloc(sizeof(int64_t) * (size_t)(K->fn->nparams + 1))};
+        for (int i = 0; i < K->fn->def->body.len; i++)
+            node_walk(K->fn->def->body.items[i], priv_need_visit, &pn);
+        for (int k = 0; k < K->fn->nparams; k++)
+            if (pn.need[k] > 0)
+                sb_printf(&u, "%skrt_pv%d.nbytes >= %lld", u.len ? " && " : "", k, (long long)pn.need[k]);
+    }
     if (!u.len) {
         print(E, K, r);
         return;
@@ -2013,10 +2023,7 @@ static void print_thread_loop(Emitter *E, const CpuKernel *K, const CpuBlock *r)
     E->cpu_region = r;
     for (int i = 0; i < r->nitems; i++) {
         if (r->items[i].stmt == K->clamp_if) {
-            Node *s = tree(K->clamp_if);
-            emit_lineno(E, s->loc);
-            outf(E, "/* %s: the threads the loop visits */", ex_cond(E, s->cond));
-            emit_stmts(E, &s->body);
+            print_clamped_if(E, K->clamp_if);
             continue;
         }
         print_item(E, &r->items[i]);

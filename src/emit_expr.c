@@ -270,6 +270,7 @@ static Visit var_target(const Node *n, void *ctx)
     return VISIT_SKIP;
 }
 
+static bool compare_pure(const Node *n);
 static int compare_pair_known(const Node *n, int i);
 
 static Visit var_use(const Node *n, void *ctx)
@@ -279,7 +280,7 @@ static Visit var_use(const Node *n, void *ctx)
         mark_read(E, n->var);
         return VISIT_SKIP;
     }
-    if (n->kind == E_COMPARE) {
+    if (n->kind == E_COMPARE && compare_pure(n)) {
         /* the pairs compare_chain_known prints (none if one is false) */
         int decided = 0;
         for (int i = 0; i + 1 < n->args.len; i++) {
@@ -1199,8 +1200,7 @@ static int compare_known(const Node *l, int op, const Node *r, const Type *ct)
     } else if (!const_int(r, &c)) {
         return -1;
     }
-    if (!range_type_bounds(ct, &tlo, &thi) || !t_int(x->type) || !tree_is_pure(x) ||
-        !operand_bounds(x, &lo, &hi) || lo < tlo || hi > thi || c < tlo || c > thi)
+    if (!range_type_bounds(ct, &tlo, &thi) || !t_int(x->type) || !operand_bounds(x, &lo, &hi) || lo < tlo || hi > thi || c < tlo || c > thi)
         return -1;
     switch (op) {
     case OP_EQ: return c < lo || c > hi ? 0 : lo == hi ? 1 : -1;
@@ -1213,13 +1213,19 @@ static int compare_known(const Node *l, int op, const Node *r, const Type *ct)
     }
 }
 
-/* Pair i of comparison n (chain or not) when its operands are all pure:
- * compare_known's answer */
-static int compare_pair_known(const Node *n, int i)
+/* Are all operands of comparison n pure (so that a decided pair can go)? */
+static bool compare_pure(const Node *n)
 {
     for (int k = 0; k < n->args.len; k++)
         if (!tree_is_pure(n->args.items[k]))
-            return -1;
+            return false;
+    return true;
+}
+
+/* Pair i of comparison n (chain or not), its operands all pure
+ * (compare_pure): compare_known's answer */
+static int compare_pair_known(const Node *n, int i)
+{
     const Node *l = n->args.items[i], *r = n->args.items[i + 1];
     const Type *ct = compare_type(l->type, r->type);
     return cmp_op(n->ops[i]) && !ty_is_half16(ct) ? compare_known(l, n->ops[i], r, ct) : -1;
@@ -1232,6 +1238,8 @@ static int compare_pair_known(const Node *n, int i)
 static const char *compare_chain_known(Emitter *E, Node *n)
 {
     int nops = n->args.len - 1, decided = 0;
+    if (!compare_pure(n))
+        return NULL;
     StrBuf b = {0};
     sb_putc(&b, '(');
     for (int i = 0; i < nops; i++) {
